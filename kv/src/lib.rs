@@ -1,0 +1,1 @@
+//! Redis data types and commands over the storage engine (see DESIGN.md).

@@ -1,0 +1,2 @@
+//! The `orcinus` binary.
+fn main() {}

@@ -1,0 +1,1 @@
+//! SQL layer: catalog, binder, fast-path executor, DataFusion integration (see DESIGN.md).

@@ -1,0 +1,49 @@
+//! [`WriteBatch`]: an atomic, durable group of puts and deletes across keyspaces, without locks.
+//! Use it for bulk loads and for writes that are already serialized by the caller; concurrent
+//! transactional writers of the same keys must use [`crate::Transaction`].
+
+use crate::engine::{Engine, Keyspace};
+use crate::error::Result;
+
+/// An atomic batch of writes.
+pub struct WriteBatch {
+    engine: Engine,
+    inner: fjall::OwnedWriteBatch,
+}
+
+impl WriteBatch {
+    pub(crate) fn new(engine: Engine) -> Self {
+        let inner = engine.inner.db.batch();
+        Self { engine, inner }
+    }
+
+    /// Sets `key` to `value`.
+    pub fn put(&mut self, ks: &Keyspace, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
+        self.inner.insert(&ks.inner, key.into(), value.into());
+    }
+
+    /// Removes `key`.
+    pub fn delete(&mut self, ks: &Keyspace, key: impl Into<Vec<u8>>) {
+        self.inner.remove(&ks.inner, key.into());
+    }
+
+    /// Number of operations in the batch.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// True if the batch holds no operation.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// Applies the batch atomically and returns once it is durable under the sync policy.
+    pub async fn commit(self) -> Result<()> {
+        if self.inner.is_empty() {
+            return Ok(());
+        }
+        self.engine.append(self.inner)?.wait().await
+    }
+}

@@ -1,0 +1,80 @@
+//! Storage configuration: one serde struct with defaults, validated in [`StorageConfig::validate`].
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// When acknowledged commits reach stable storage (names as Redis `appendfsync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SyncPolicy {
+    /// A commit returns only after an fdatasync that covers it (group commit). Default.
+    #[default]
+    Always,
+    /// A background thread syncs once a second; up to ~1 s of commits can be lost on power loss.
+    Everysec,
+    /// Never sync explicitly; survives a process crash, not an OS crash.
+    None,
+}
+
+/// Storage engine settings.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StorageConfig {
+    /// Directory holding the engine files (the server passes `<data-dir>/engine`).
+    pub path: PathBuf,
+    /// Durability policy.
+    pub sync: SyncPolicy,
+    /// Block cache size in bytes.
+    pub cache_size_bytes: u64,
+    /// Memtable size per keyspace in bytes (flush trigger).
+    pub memtable_bytes: u64,
+    /// How long a transaction waits for a row/key lock before `LockWaitTimeout`, in ms.
+    pub lock_wait_timeout_ms: u64,
+}
+
+impl Default for StorageConfig {
+    fn default() -> Self {
+        Self {
+            path: PathBuf::from("orcinus-data/engine"),
+            sync: SyncPolicy::Always,
+            cache_size_bytes: 256 * 1024 * 1024,
+            memtable_bytes: 32 * 1024 * 1024,
+            lock_wait_timeout_ms: 50_000,
+        }
+    }
+}
+
+impl StorageConfig {
+    /// A configuration for tests: tiny caches and buffers so flush and compaction paths run.
+    #[must_use]
+    pub fn for_test(path: PathBuf) -> Self {
+        Self {
+            path,
+            sync: SyncPolicy::Always,
+            cache_size_bytes: 1024 * 1024,
+            memtable_bytes: 256 * 1024,
+            lock_wait_timeout_ms: 2_000,
+        }
+    }
+
+    /// The lock-wait timeout as a duration.
+    #[must_use]
+    pub fn lock_wait_timeout(&self) -> Duration {
+        Duration::from_millis(self.lock_wait_timeout_ms)
+    }
+
+    /// Checks the values; returns a message naming the bad setting.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.cache_size_bytes < 64 * 1024 {
+            return Err("storage.cache_size_bytes must be at least 65536".into());
+        }
+        if self.memtable_bytes < 64 * 1024 {
+            return Err("storage.memtable_bytes must be at least 65536".into());
+        }
+        if self.lock_wait_timeout_ms == 0 {
+            return Err("storage.lock_wait_timeout_ms must be positive".into());
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,221 @@
+//! [`Engine`]: opens the data directory (exclusively), owns the LSM database, the keyspace
+//! registry, the commit pipeline and the lock manager.
+//!
+//! Directory layout: `<path>/orcinus.lock` (our exclusive lock, taken before anything else is
+//! touched, so a second process changes nothing) and `<path>/lsm/` (the LSM's own files).
+
+use crate::Slice;
+use crate::batch::WriteBatch;
+use crate::config::StorageConfig;
+use crate::error::{Result, StorageError};
+use crate::group_commit::{GroupCommit, Journal, Ticket};
+use crate::lock_manager::LockManager;
+use crate::snapshot::Snapshot;
+use crate::transaction::Transaction;
+use parking_lot::RwLock;
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A named keyspace: an ordered map of byte keys to byte values.
+#[derive(Clone)]
+pub struct Keyspace {
+    pub(crate) id: u32,
+    pub(crate) name: Arc<str>,
+    pub(crate) inner: fjall::Keyspace,
+}
+
+impl Keyspace {
+    /// The keyspace's name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl std::fmt::Debug for Keyspace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Keyspace({})", self.name)
+    }
+}
+
+struct FjallJournal(fjall::Database);
+
+impl Journal for FjallJournal {
+    fn sync(&self) -> Result<()> {
+        self.0
+            .persist(fjall::PersistMode::SyncData)
+            .map_err(StorageError::from)
+    }
+}
+
+pub(crate) struct EngineInner {
+    pub(crate) db: fjall::Database,
+    keyspaces: RwLock<HashMap<String, Keyspace>>,
+    pub(crate) group: Arc<GroupCommit>,
+    pub(crate) locks: LockManager,
+    next_txn: AtomicU64,
+    pub(crate) config: StorageConfig,
+    _dir_lock: File,
+}
+
+/// The storage engine. Cheap to clone; all clones share one database.
+#[derive(Clone)]
+pub struct Engine {
+    pub(crate) inner: Arc<EngineInner>,
+}
+
+/// Counters for INFO / SHOW STATUS and benchmarks.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineStats {
+    /// fdatasync calls made by the commit pipeline.
+    pub syncs: u64,
+    /// Keys currently locked by transactions.
+    pub locked_keys: usize,
+    /// Bytes on disk used by the LSM.
+    pub disk_bytes: u64,
+}
+
+fn lock_directory(path: &Path) -> Result<File> {
+    std::fs::create_dir_all(path)?;
+    let lock_path = path.join("orcinus.lock");
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&lock_path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            Err(StorageError::DirectoryLocked(path.to_path_buf()))
+        }
+        Err(std::fs::TryLockError::Error(e)) => Err(StorageError::Io(e)),
+    }
+}
+
+impl Engine {
+    /// Opens (or creates) the engine at `config.path`, recovering the journal.
+    pub fn open(config: StorageConfig) -> Result<Self> {
+        let dir_lock = lock_directory(&config.path)?;
+        let db = fjall::Database::builder(config.path.join("lsm"))
+            .cache_size(config.cache_size_bytes)
+            .manual_journal_persist(false)
+            .open()?;
+        let group = GroupCommit::start(config.sync, Arc::new(FjallJournal(db.clone())))?;
+        Ok(Self {
+            inner: Arc::new(EngineInner {
+                locks: LockManager::new(config.lock_wait_timeout()),
+                db,
+                keyspaces: RwLock::new(HashMap::new()),
+                group,
+                next_txn: AtomicU64::new(1),
+                config,
+                _dir_lock: dir_lock,
+            }),
+        })
+    }
+
+    /// Opens the keyspace `name`, creating it if missing. Names are `[a-zA-Z0-9_-]{1,64}`.
+    pub fn keyspace(&self, name: &str) -> Result<Keyspace> {
+        if let Some(ks) = self.inner.keyspaces.read().get(name) {
+            return Ok(ks.clone());
+        }
+        let valid = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            return Err(StorageError::InvalidKeyspaceName(name.to_string()));
+        }
+        let mut map = self.inner.keyspaces.write();
+        if let Some(ks) = map.get(name) {
+            return Ok(ks.clone());
+        }
+        let memtable = self.inner.config.memtable_bytes;
+        let inner = self.inner.db.keyspace(name, || {
+            fjall::KeyspaceCreateOptions::default().max_memtable_size(memtable)
+        })?;
+        let id =
+            u32::try_from(map.len()).map_err(|_| StorageError::InvalidKeyspaceName(name.into()))?;
+        let ks = Keyspace {
+            id,
+            name: name.into(),
+            inner,
+        };
+        map.insert(name.to_string(), ks.clone());
+        Ok(ks)
+    }
+
+    /// A consistent read-only view across all keyspaces as of now.
+    #[must_use]
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::new(self.inner.db.snapshot())
+    }
+
+    /// Reads the latest committed value of `key`.
+    pub fn get(&self, ks: &Keyspace, key: &[u8]) -> Result<Option<Slice>> {
+        Ok(ks.inner.get(key)?.map(Slice))
+    }
+
+    /// A new atomic write batch (no locks; see [`WriteBatch`]).
+    #[must_use]
+    pub fn batch(&self) -> WriteBatch {
+        WriteBatch::new(self.clone())
+    }
+
+    /// Begins a transaction: snapshot reads plus its own writes, locks for writes.
+    #[must_use]
+    pub fn begin(&self) -> Transaction {
+        let id = self.inner.next_txn.fetch_add(1, Ordering::Relaxed);
+        Transaction::new(self.clone(), id, self.inner.db.snapshot())
+    }
+
+    /// Appends a fjall batch through the commit pipeline; the ticket resolves when durable.
+    pub(crate) fn append(&self, batch: fjall::OwnedWriteBatch) -> Result<Ticket> {
+        self.inner
+            .group
+            .append(|| batch.commit().map_err(StorageError::from))
+    }
+
+    /// Resolves when the engine becomes poisoned (a failed sync); the server then exits.
+    pub async fn poisoned(&self) {
+        let mut rx = self.inner.group.poisoned_signal();
+        let _ = rx.wait_for(|p| *p).await;
+    }
+
+    /// True once a sync has failed.
+    #[must_use]
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.group.is_poisoned()
+    }
+
+    /// Stops accepting commits, waits for appended ones, syncs everything. Idempotent.
+    pub fn shutdown(&self) -> Result<()> {
+        self.inner.group.stop();
+        if self.inner.group.is_poisoned() {
+            return Err(StorageError::Poisoned);
+        }
+        self.inner.db.persist(fjall::PersistMode::SyncAll)?;
+        Ok(())
+    }
+
+    /// Engine counters.
+    #[must_use]
+    pub fn stats(&self) -> EngineStats {
+        EngineStats {
+            syncs: self.inner.group.sync_count(),
+            locked_keys: self.inner.locks.locked_count(),
+            disk_bytes: self.inner.db.disk_space().unwrap_or(0),
+        }
+    }
+
+    /// The configuration the engine was opened with.
+    #[must_use]
+    pub fn config(&self) -> &StorageConfig {
+        &self.inner.config
+    }
+}

@@ -1,0 +1,28 @@
+//! Orcinus storage engine: named keyspaces of ordered byte keys on an LSM tree (fjall), with
+//! consistent snapshots, atomic write batches, transactions with pessimistic per-key locks and
+//! deadlock detection, and a group-commit pipeline that owns durability.
+//!
+//! Invariants every caller may rely on:
+//! - A commit (batch or transaction) returns `Ok` only after it is durable under the configured
+//!   [`SyncPolicy`]; under `Always` that means after an fdatasync covering it.
+//! - After a failed sync the engine is poisoned: all later writes fail with
+//!   [`StorageError::Poisoned`] and [`Engine::poisoned`] resolves; the server must exit.
+//! - No LSM type appears in this API; only this crate names fjall.
+
+mod batch;
+mod config;
+mod engine;
+mod error;
+mod group_commit;
+mod lock_manager;
+mod slice;
+mod snapshot;
+mod transaction;
+
+pub use batch::WriteBatch;
+pub use config::{StorageConfig, SyncPolicy};
+pub use engine::{Engine, EngineStats, Keyspace};
+pub use error::{ErrorKind, Result, StorageError};
+pub use slice::Slice;
+pub use snapshot::{KvIter, KvPair, Snapshot, prefix_upper_bound};
+pub use transaction::{Direction, ScanIter, Transaction};
