@@ -17,14 +17,25 @@ impl WriteBatch {
         Self { engine, inner }
     }
 
-    /// Sets `key` to `value`.
-    pub fn put(&mut self, ks: &Keyspace, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
-        self.inner.insert(&ks.inner, key.into(), value.into());
+    /// Sets `key` to `value`. Fails (adding nothing) if the key or value breaks the limits.
+    pub fn put(
+        &mut self,
+        ks: &Keyspace,
+        key: impl Into<Vec<u8>>,
+        value: impl Into<Vec<u8>>,
+    ) -> Result<()> {
+        let (key, value) = (key.into(), value.into());
+        crate::check_entry(&key, value.len())?;
+        self.inner.insert(&ks.inner, key, value);
+        Ok(())
     }
 
-    /// Removes `key`.
-    pub fn delete(&mut self, ks: &Keyspace, key: impl Into<Vec<u8>>) {
-        self.inner.remove(&ks.inner, key.into());
+    /// Removes `key`. Fails (adding nothing) for an empty or oversized key.
+    pub fn delete(&mut self, ks: &Keyspace, key: impl Into<Vec<u8>>) -> Result<()> {
+        let key = key.into();
+        crate::check_entry(&key, 0)?;
+        self.inner.remove(&ks.inner, key);
+        Ok(())
     }
 
     /// Number of operations in the batch.

@@ -96,14 +96,37 @@ fn lock_directory(path: &Path) -> Result<File> {
     }
 }
 
+/// Opens the LSM. Our own lock already excludes other processes, so an LSM `Locked` error means a
+/// previous engine in this process is still releasing its handles: retry for a short while.
+fn open_lsm(config: &StorageConfig) -> Result<fjall::Database> {
+    let mut attempts = 0;
+    loop {
+        let opened = fjall::Database::builder(config.path.join("lsm"))
+            .cache_size(config.cache_size_bytes)
+            .manual_journal_persist(false)
+            .open();
+        match opened {
+            Err(fjall::Error::Locked) if attempts < 100 => {
+                attempts += 1;
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            other => return other.map_err(StorageError::from),
+        }
+    }
+}
+
+impl Drop for EngineInner {
+    fn drop(&mut self) {
+        // The sync thread holds a database handle; stop it so the LSM can close.
+        self.group.stop();
+    }
+}
+
 impl Engine {
     /// Opens (or creates) the engine at `config.path`, recovering the journal.
     pub fn open(config: StorageConfig) -> Result<Self> {
         let dir_lock = lock_directory(&config.path)?;
-        let db = fjall::Database::builder(config.path.join("lsm"))
-            .cache_size(config.cache_size_bytes)
-            .manual_journal_persist(false)
-            .open()?;
+        let db = open_lsm(&config)?;
         let group = GroupCommit::start(config.sync, Arc::new(FjallJournal(db.clone())))?;
         Ok(Self {
             inner: Arc::new(EngineInner {

@@ -27,6 +27,9 @@ pub enum StorageError {
     /// A keyspace name that the engine does not accept.
     #[error("invalid keyspace name {0:?}")]
     InvalidKeyspaceName(String),
+    /// A key that is empty or longer than [`crate::MAX_KEY_LEN`], or a value over [`crate::MAX_VALUE_LEN`].
+    #[error("invalid key or value: {0}")]
+    InvalidKey(&'static str),
     /// An I/O error from the operating system.
     #[error("storage I/O error: {0}")]
     Io(#[from] std::io::Error),
@@ -61,7 +64,7 @@ impl StorageError {
             Self::LockWaitTimeout => ErrorKind::LockWaitTimeout,
             Self::Poisoned | Self::ShuttingDown => ErrorKind::Unavailable,
             Self::DirectoryLocked(_) => ErrorKind::DirectoryLocked,
-            Self::InvalidKeyspaceName(_) => ErrorKind::InvalidArgument,
+            Self::InvalidKeyspaceName(_) | Self::InvalidKey(_) => ErrorKind::InvalidArgument,
             Self::Io(_) | Self::Engine(_) => ErrorKind::Io,
         }
     }

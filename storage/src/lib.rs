@@ -20,9 +20,31 @@ mod snapshot;
 mod transaction;
 
 pub use batch::WriteBatch;
+
+/// Longest key the engine stores (the LSM's limit).
+pub const MAX_KEY_LEN: usize = 65_535;
+/// Largest value the engine stores (the LSM's limit is 4 GiB; we stay below it).
+pub const MAX_VALUE_LEN: usize = u32::MAX as usize;
+
+/// Checks a key/value pair against the engine's limits (the LSM asserts on them).
+pub(crate) fn check_entry(key: &[u8], value_len: usize) -> Result<()> {
+    if key.is_empty() {
+        return Err(StorageError::InvalidKey("empty key"));
+    }
+    if key.len() > MAX_KEY_LEN {
+        return Err(StorageError::InvalidKey("key longer than 65535 bytes"));
+    }
+    if value_len > MAX_VALUE_LEN {
+        return Err(StorageError::InvalidKey("value larger than 4 GiB"));
+    }
+    Ok(())
+}
 pub use config::{StorageConfig, SyncPolicy};
 pub use engine::{Engine, EngineStats, Keyspace};
 pub use error::{ErrorKind, Result, StorageError};
 pub use slice::Slice;
 pub use snapshot::{KvIter, KvPair, Snapshot, prefix_upper_bound};
 pub use transaction::{Direction, ScanIter, Transaction};
+
+#[cfg(test)]
+mod tests;

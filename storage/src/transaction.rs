@@ -99,6 +99,7 @@ impl Transaction {
     /// Takes the exclusive lock on `key`, waiting if needed.
     /// Fails with `Deadlock` or `LockWaitTimeout`; the caller must then roll back.
     pub async fn lock(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
+        crate::check_entry(key, 0)?;
         let lock_key: LockKey = (ks.id, key.into());
         if self
             .engine
@@ -131,13 +132,16 @@ impl Transaction {
 
     /// Locks `key` and sets it to `value` in the write set.
     pub async fn put(&mut self, ks: &Keyspace, key: &[u8], value: impl Into<Slice>) -> Result<()> {
+        let value = value.into();
+        crate::check_entry(key, value.len())?;
         self.lock(ks, key).await?;
-        self.record(ks, key.to_vec(), Some(value.into()));
+        self.record(ks, key.to_vec(), Some(value));
         Ok(())
     }
 
     /// Locks `key` and deletes it in the write set.
     pub async fn delete(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
+        crate::check_entry(key, 0)?;
         self.lock(ks, key).await?;
         self.record(ks, key.to_vec(), None);
         Ok(())
