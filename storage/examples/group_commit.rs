@@ -1,0 +1,121 @@
+//! Group-commit throughput under `sync = always`: commits per second with 1 committer and with
+//! many concurrent committers, each commit a small transaction that must be fsynced before it
+//! returns. Run through `bench/group_commit.sh`.
+//!
+//! Usage: group_commit [--dir DIR] [--seconds N] [--committers 1,64] [--rounds N]
+
+use orcinus_storage::{Engine, StorageConfig, SyncPolicy};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+struct Args {
+    dir: std::path::PathBuf,
+    seconds: u64,
+    committers: Vec<usize>,
+    rounds: usize,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args {
+        dir: std::env::temp_dir(),
+        seconds: 5,
+        committers: vec![1, 64],
+        rounds: 3,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--dir" => args.dir = value.into(),
+            "--seconds" => args.seconds = value.parse().map_err(|e| format!("--seconds: {e}"))?,
+            "--rounds" => args.rounds = value.parse().map_err(|e| format!("--rounds: {e}"))?,
+            "--committers" => {
+                args.committers = value
+                    .split(',')
+                    .map(|s| s.parse().map_err(|e| format!("--committers: {e}")))
+                    .collect::<Result<_, _>>()?;
+            }
+            other => return Err(format!("unknown flag {other}")),
+        }
+    }
+    Ok(args)
+}
+
+async fn run(engine: &Engine, committers: usize, seconds: u64) -> (f64, u64) {
+    let ks = engine.keyspace("bench").unwrap_or_else(|e| fail(&e.to_string()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let commits = Arc::new(AtomicU64::new(0));
+    let syncs_before = engine.stats().syncs;
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for c in 0..committers {
+        let (engine, ks, stop, commits) =
+            (engine.clone(), ks.clone(), stop.clone(), commits.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let mut txn = engine.begin();
+                let key = [(c as u64).to_be_bytes(), n.to_be_bytes()].concat();
+                txn.put(&ks, &key, vec![7u8; 100]).await.unwrap_or_else(|e| fail(&e.to_string()));
+                txn.commit().await.unwrap_or_else(|e| fail(&e.to_string()));
+                commits.fetch_add(1, Ordering::Relaxed);
+                n += 1;
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    stop.store(true, Ordering::Relaxed);
+    for t in tasks {
+        let _ = t.await;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let total = commits.load(Ordering::Relaxed);
+    (total as f64 / elapsed, engine.stats().syncs - syncs_before)
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("group_commit: {msg}");
+    std::process::exit(1)
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+fn main() {
+    let args = parse_args().unwrap_or_else(|e| fail(&e));
+    let dir = tempfile::Builder::new()
+        .prefix("orcinus-gc-bench")
+        .tempdir_in(&args.dir)
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    let mut config = StorageConfig::default();
+    config.path = dir.path().join("db");
+    config.sync = SyncPolicy::Always;
+    let engine = Engine::open(config).unwrap_or_else(|e| fail(&e.to_string()));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| fail(&e.to_string()));
+    println!("| committers | commits/s (median of {}) | commits per fdatasync |", args.rounds);
+    println!("|---:|---:|---:|");
+    let mut medians = Vec::new();
+    for &n in &args.committers {
+        let mut rates = Vec::new();
+        let mut per_sync = Vec::new();
+        for _ in 0..args.rounds {
+            let (rate, syncs) = rt.block_on(run(&engine, n, args.seconds));
+            rates.push(rate);
+            per_sync.push(rate * args.seconds as f64 / syncs.max(1) as f64);
+        }
+        let m = median(rates);
+        println!("| {n} | {m:.0} | {:.1} |", median(per_sync));
+        medians.push((n, m));
+    }
+    if let (Some(&(n1, base)), Some(&(nk, top))) = (medians.first(), medians.last()) {
+        println!("\nratio {nk} vs {n1} committers: {:.1}x (target >= 20x)", top / base.max(1.0));
+    }
+    let _ = engine.shutdown();
+}
