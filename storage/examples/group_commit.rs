@@ -43,7 +43,9 @@ fn parse_args() -> Result<Args, String> {
 }
 
 async fn run(engine: &Engine, committers: usize, seconds: u64) -> (f64, u64) {
-    let ks = engine.keyspace("bench").unwrap_or_else(|e| fail(&e.to_string()));
+    let ks = engine
+        .keyspace("bench")
+        .unwrap_or_else(|e| fail(&e.to_string()));
     let stop = Arc::new(AtomicBool::new(false));
     let commits = Arc::new(AtomicU64::new(0));
     let syncs_before = engine.stats().syncs;
@@ -57,7 +59,9 @@ async fn run(engine: &Engine, committers: usize, seconds: u64) -> (f64, u64) {
             while !stop.load(Ordering::Relaxed) {
                 let mut txn = engine.begin();
                 let key = [(c as u64).to_be_bytes(), n.to_be_bytes()].concat();
-                txn.put(&ks, &key, vec![7u8; 100]).await.unwrap_or_else(|e| fail(&e.to_string()));
+                txn.put(&ks, &key, vec![7u8; 100])
+                    .await
+                    .unwrap_or_else(|e| fail(&e.to_string()));
                 txn.commit().await.unwrap_or_else(|e| fail(&e.to_string()));
                 commits.fetch_add(1, Ordering::Relaxed);
                 n += 1;
@@ -99,7 +103,10 @@ fn main() {
         .enable_all()
         .build()
         .unwrap_or_else(|e| fail(&e.to_string()));
-    println!("| committers | commits/s (median of {}) | commits per fdatasync |", args.rounds);
+    println!(
+        "| committers | commits/s (median of {}) | commits per fdatasync |",
+        args.rounds
+    );
     println!("|---:|---:|---:|");
     let mut medians = Vec::new();
     for &n in &args.committers {
@@ -115,7 +122,10 @@ fn main() {
         medians.push((n, m));
     }
     if let (Some(&(n1, base)), Some(&(nk, top))) = (medians.first(), medians.last()) {
-        println!("\nratio {nk} vs {n1} committers: {:.1}x (target >= 20x)", top / base.max(1.0));
+        println!(
+            "\nratio {nk} vs {n1} committers: {:.1}x (target >= 20x)",
+            top / base.max(1.0)
+        );
     }
     let _ = engine.shutdown();
 }
