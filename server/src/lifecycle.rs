@@ -16,7 +16,7 @@ use crate::{mysql, resp};
 use orcinus_storage::Engine;
 use std::time::Duration;
 use tokio::signal::unix::{Signal, SignalKind, signal};
-use tokio::task::JoinError;
+use tokio::task::{JoinError, JoinHandle};
 
 /// How long connection tasks may linger after shutdown before the runtime drops them.
 const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
@@ -53,21 +53,37 @@ async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerErr
 
     let mut mysql_task = tokio::spawn(mysql::serve(listeners.mysql, engine.clone(), config.mysql));
     let mut resp_task = tokio::spawn(resp::serve(listeners.resp, engine.clone(), config.resp));
-    let outcome = tokio::select! {
-        name = signals.recv() => {
-            tracing::info!(signal = name, "shutting down");
-            Ok(())
-        }
-        joined = &mut mysql_task => Err(listener_stopped("mysql", joined)),
-        joined = &mut resp_task => Err(listener_stopped("redis", joined)),
-        () = engine.poisoned() => Err(ServerError::EnginePoisoned),
-    };
-    if let Err(err) = &outcome {
-        tracing::error!("{}", err.one_line());
-    }
+    let outcome = wait_for_stop(
+        signals.recv(),
+        &mut mysql_task,
+        &mut resp_task,
+        engine.poisoned(),
+    )
+    .await;
     mysql_task.abort();
     resp_task.abort();
     Ok((engine, outcome))
+}
+
+type ListenerTask = JoinHandle<std::io::Result<()>>;
+
+/// Waits until serving must stop: a shutdown signal (`Ok`), or a listener task that ended or a
+/// poisoned engine (`Err`, reported by `main` as the one error line).
+async fn wait_for_stop(
+    shutdown_signal: impl Future<Output = &'static str>,
+    mysql_task: &mut ListenerTask,
+    resp_task: &mut ListenerTask,
+    poisoned: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    tokio::select! {
+        name = shutdown_signal => {
+            tracing::info!(signal = name, "shutting down");
+            Ok(())
+        }
+        joined = mysql_task => Err(listener_stopped("mysql", joined)),
+        joined = resp_task => Err(listener_stopped("redis", joined)),
+        () = poisoned => Err(ServerError::EnginePoisoned),
+    }
 }
 
 fn listener_stopped(
@@ -104,5 +120,65 @@ impl ShutdownSignals {
             Some(()) = self.terminate.recv() => "SIGTERM",
             else => std::future::pending().await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::pending;
+
+    fn idle_listener() -> ListenerTask {
+        tokio::spawn(pending())
+    }
+
+    #[tokio::test]
+    async fn a_signal_stops_serving_cleanly() {
+        let (mut mysql, mut resp) = (idle_listener(), idle_listener());
+        let outcome = wait_for_stop(async { "SIGTERM" }, &mut mysql, &mut resp, pending()).await;
+        assert!(outcome.is_ok(), "{outcome:?}");
+    }
+
+    #[tokio::test]
+    async fn a_failed_listener_is_fatal_and_named() {
+        let mut mysql = tokio::spawn(async { Err(std::io::Error::other("accept broke")) });
+        let mut resp = idle_listener();
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, pending())
+            .await
+            .unwrap_err();
+        assert_eq!(err.to_string(), "mysql listener stopped: accept broke");
+        assert_eq!(err.exit_code(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_listener_that_returns_is_fatal() {
+        let mut mysql = idle_listener();
+        let mut resp = tokio::spawn(async { Ok(()) });
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, pending())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "redis listener stopped: the accept loop returned"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_panicking_listener_is_fatal() {
+        let mut mysql = idle_listener();
+        let mut resp: ListenerTask = tokio::spawn(async { panic!("bug in the accept loop") });
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, pending())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("panicked"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_poisoned_engine_is_fatal() {
+        let (mut mysql, mut resp) = (idle_listener(), idle_listener());
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, async {})
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ServerError::EnginePoisoned), "{err}");
     }
 }
