@@ -74,3 +74,14 @@ fn example_config_starts_a_server() {
     assert!(server.data_dir().join("orcinus.lock").exists());
     assert_eq!(server.stop().code(), Some(0));
 }
+
+#[test]
+fn try_start_reports_the_stderr_of_a_failed_start() {
+    let err = TestServer::builder()
+        .config("[server]\nno_such_setting = 1\n")
+        .try_start()
+        .err()
+        .expect("a server with an invalid config started");
+    assert!(err.contains("orcinus did not start"), "{err}");
+    assert!(err.contains("orcinus: error: invalid config file"), "{err}");
+}

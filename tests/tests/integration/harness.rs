@@ -28,6 +28,9 @@ pub const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a server may take to exit after a signal, or a failing start to exit.
 pub const EXIT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long the harness's own `cargo build -p orcinus` may take (a cold build on 2 cores).
+const BUILD_TIMEOUT: Duration = Duration::from_secs(900);
+
 /// Settings for test servers unless a test gives its own: the defaults with tiny engine caches,
 /// like `Config::for_test`, so memtable flushes and compactions happen in tests.
 pub const TEST_CONFIG: &str = "\
@@ -84,19 +87,31 @@ fn build_orcinus(profile_dir: &Path) {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("tests/ lives in the workspace");
-    let output = Command::new(env!("CARGO"))
+    let mut build = Command::new(env!("CARGO"))
         .current_dir(workspace)
         .args(["build", "--quiet", "-p", "orcinus", "--bin", "orcinus"])
         .args(["--profile", profile])
         .arg("--target-dir")
         .arg(target_dir)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("run cargo build -p orcinus");
+    let stderr = drain_to_buffer(build.stderr.take().expect("piped stderr"));
+    let Some(status) = wait_with_timeout(&mut build, BUILD_TIMEOUT) else {
+        let _ = build.kill();
+        let _ = build.wait();
+        panic!(
+            "cargo build -p orcinus took over {BUILD_TIMEOUT:?} (a held build lock?); \
+             build it first or set ORCINUS_BIN:\n{}",
+            stderr.join()
+        )
+    };
     assert!(
-        output.status.success(),
+        status.success(),
         "cargo build -p orcinus failed:\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        stderr.join()
     );
 }
 
