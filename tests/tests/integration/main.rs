@@ -1,1 +1,16 @@
-//! One integration-test binary for the whole server.
+//! The one integration-test binary: every test here starts the real `orcinus` process through
+//! [`harness`] (port 0, a temporary data dir) and talks to it over its ports or signals.
+//!
+//! Panicking is how a test fails, so the workspace's no-panic lints are lifted for this binary.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod command_line;
+mod config_file;
+mod harness;
+mod lifecycle;
+mod startup_conflicts;

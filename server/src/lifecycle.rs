@@ -1,0 +1,184 @@
+//! The running server: builds the tokio runtime, performs the start-up steps of
+//! [`crate::startup`], serves both ports, and shuts down.
+//!
+//! Invariants:
+//! - SIGINT/SIGTERM handlers are installed before the listening lines are printed, so a signal
+//!   sent by anyone who saw those lines always takes the clean path: stop the listener tasks,
+//!   `Engine::shutdown` (finish in-flight commits, sync), exit 0.
+//! - A poisoned engine or a listener task that ends is fatal: the server stops and `run`
+//!   returns an error (exit status 1). The engine is still shut down so that everything that was
+//!   acknowledged is synced; its error never masks the original one.
+
+use crate::config::Config;
+use crate::error::ServerError;
+use crate::startup::{announce, bind_listeners, open_engine};
+use crate::{mysql, resp};
+use orcinus_storage::Engine;
+use std::time::Duration;
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::task::{JoinError, JoinHandle};
+
+/// How long connection tasks may linger after shutdown before the runtime drops them.
+const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Starts the server with a valid `config` and serves until a signal or a fatal failure.
+pub fn run(config: Config) -> Result<(), ServerError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("orcinus-worker")
+        .build()
+        .map_err(ServerError::Runtime)?;
+    let (engine, outcome) = runtime.block_on(start_and_serve(config))?;
+    let shutdown = engine.shutdown();
+    runtime.shutdown_timeout(RUNTIME_SHUTDOWN_GRACE);
+    outcome?;
+    shutdown.map_err(ServerError::Shutdown)?;
+    tracing::info!("shutdown complete");
+    Ok(())
+}
+
+/// Start-up errors come back as the outer `Err`; once serving, the engine is returned with the
+/// reason serving stopped, so the caller shuts it down either way.
+async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerError>), ServerError> {
+    let listeners = bind_listeners(&config.server).await?;
+    let engine = open_engine(config.storage.clone())?;
+    let mut signals = ShutdownSignals::install()?;
+    announce(&listeners, &mut std::io::stdout().lock())?;
+    tracing::info!(
+        version = env!("CARGO_PKG_VERSION"),
+        data_dir = %config.server.data_dir.display(),
+        sync = ?config.storage.sync,
+        "orcinus started"
+    );
+
+    let mut mysql_task = tokio::spawn(mysql::serve(listeners.mysql, engine.clone(), config.mysql));
+    let mut resp_task = tokio::spawn(resp::serve(listeners.resp, engine.clone(), config.resp));
+    let outcome = wait_for_stop(
+        signals.recv(),
+        &mut mysql_task,
+        &mut resp_task,
+        engine.poisoned(),
+    )
+    .await;
+    mysql_task.abort();
+    resp_task.abort();
+    Ok((engine, outcome))
+}
+
+type ListenerTask = JoinHandle<std::io::Result<()>>;
+
+/// Waits until serving must stop: a shutdown signal (`Ok`), or a listener task that ended or a
+/// poisoned engine (`Err`, reported by `main` as the one error line).
+async fn wait_for_stop(
+    shutdown_signal: impl Future<Output = &'static str>,
+    mysql_task: &mut ListenerTask,
+    resp_task: &mut ListenerTask,
+    poisoned: impl Future<Output = ()>,
+) -> Result<(), ServerError> {
+    tokio::select! {
+        name = shutdown_signal => {
+            tracing::info!(signal = name, "shutting down");
+            Ok(())
+        }
+        joined = mysql_task => Err(listener_stopped("mysql", joined)),
+        joined = resp_task => Err(listener_stopped("redis", joined)),
+        () = poisoned => Err(ServerError::EnginePoisoned),
+    }
+}
+
+fn listener_stopped(
+    protocol: &'static str,
+    joined: Result<std::io::Result<()>, JoinError>,
+) -> ServerError {
+    let reason = match joined {
+        Ok(Ok(())) => "the accept loop returned".to_string(),
+        Ok(Err(err)) => err.to_string(),
+        Err(err) if err.is_panic() => "the listener task panicked".to_string(),
+        Err(err) => err.to_string(),
+    };
+    ServerError::ListenerStopped { protocol, reason }
+}
+
+/// SIGINT and SIGTERM, installed together.
+struct ShutdownSignals {
+    interrupt: Signal,
+    terminate: Signal,
+}
+
+impl ShutdownSignals {
+    fn install() -> Result<Self, ServerError> {
+        Ok(Self {
+            interrupt: signal(SignalKind::interrupt()).map_err(ServerError::Runtime)?,
+            terminate: signal(SignalKind::terminate()).map_err(ServerError::Runtime)?,
+        })
+    }
+
+    /// Resolves with the signal's name when one arrives.
+    async fn recv(&mut self) -> &'static str {
+        tokio::select! {
+            Some(()) = self.interrupt.recv() => "SIGINT",
+            Some(()) = self.terminate.recv() => "SIGTERM",
+            else => std::future::pending().await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::future::pending;
+
+    fn idle_listener() -> ListenerTask {
+        tokio::spawn(pending())
+    }
+
+    #[tokio::test]
+    async fn a_signal_stops_serving_cleanly() {
+        let (mut mysql, mut resp) = (idle_listener(), idle_listener());
+        let outcome = wait_for_stop(async { "SIGTERM" }, &mut mysql, &mut resp, pending()).await;
+        assert!(outcome.is_ok(), "{outcome:?}");
+    }
+
+    #[tokio::test]
+    async fn a_failed_listener_is_fatal_and_named() {
+        let mut mysql = tokio::spawn(async { Err(std::io::Error::other("accept broke")) });
+        let mut resp = idle_listener();
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, pending())
+            .await
+            .unwrap_err();
+        assert_eq!(err.to_string(), "mysql listener stopped: accept broke");
+        assert_eq!(err.exit_code(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_listener_that_returns_is_fatal() {
+        let mut mysql = idle_listener();
+        let mut resp = tokio::spawn(async { Ok(()) });
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, pending())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "redis listener stopped: the accept loop returned"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_panicking_listener_is_fatal() {
+        let mut mysql = idle_listener();
+        let mut resp: ListenerTask = tokio::spawn(async { panic!("bug in the accept loop") });
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, pending())
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("panicked"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_poisoned_engine_is_fatal() {
+        let (mut mysql, mut resp) = (idle_listener(), idle_listener());
+        let err = wait_for_stop(pending(), &mut mysql, &mut resp, async {})
+            .await
+            .unwrap_err();
+        assert!(matches!(err, ServerError::EnginePoisoned), "{err}");
+    }
+}
