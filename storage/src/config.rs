@@ -21,7 +21,7 @@ pub enum SyncPolicy {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StorageConfig {
-    /// Directory holding the engine files (the server passes `<data-dir>/engine`).
+    /// Directory holding the engine files (the server passes its data directory).
     pub path: PathBuf,
     /// Durability policy.
     pub sync: SyncPolicy,
@@ -36,7 +36,7 @@ pub struct StorageConfig {
 impl Default for StorageConfig {
     fn default() -> Self {
         Self {
-            path: PathBuf::from("orcinus-data/engine"),
+            path: PathBuf::from("orcinus-data"),
             sync: SyncPolicy::Always,
             cache_size_bytes: 256 * 1024 * 1024,
             memtable_bytes: 32 * 1024 * 1024,
