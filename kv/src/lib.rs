@@ -23,7 +23,7 @@ pub mod store;
 pub mod sweeper;
 pub mod watch;
 
-pub use bytes::Bytes;
+pub use bytes::{self, Bytes};
 pub use error::{ErrorKind, KvError, KvResult};
 pub use kv_server::{KvConfig, KvServer};
 pub use reply::Reply;
