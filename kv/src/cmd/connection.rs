@@ -136,6 +136,9 @@ pub fn hello(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResu
 
 /// PING [message].
 pub fn ping(_session: &Session, args: &[Bytes]) -> KvResult<Reply> {
+    if args.len() > 2 {
+        return Err(KvError::arity("ping"));
+    }
     Ok(match args.get(1) {
         None => Reply::Simple("PONG".into()),
         Some(msg) => Reply::Bulk(msg.clone()),
