@@ -41,16 +41,10 @@ fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
     if !arity_ok(spec.arity, args.len()) {
         return Err(KvError::arity(spec.name).to_reply_text());
     }
-    if !spec.subcommands.is_empty() {
-        if let Some(sub_name) = args.get(1) {
-            if let Some(sub) = spec.subcommand(sub_name) {
-                if !arity_ok(sub.arity, args.len()) {
-                    return Err(
-                        KvError::arity(&format!("{}|{}", spec.name, sub.name)).to_reply_text()
-                    );
-                }
-            }
-        }
+    if let Some(sub) = args.get(1).and_then(|name| spec.subcommand(name))
+        && !arity_ok(sub.arity, args.len())
+    {
+        return Err(KvError::arity(&format!("{}|{}", spec.name, sub.name)).to_reply_text());
     }
     Ok(spec)
 }

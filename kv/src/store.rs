@@ -114,6 +114,9 @@ impl Store {
     }
 }
 
+/// A page of (user key, type) pairs and the user key to resume from, if any.
+pub type KeyPage = (Vec<(Bytes, KeyType)>, Option<Bytes>);
+
 /// A transaction over the kv keyspaces.
 pub struct KvTxn<'a> {
     store: &'a Store,
@@ -246,7 +249,7 @@ impl<'a> KvTxn<'a> {
         prefix: &[u8],
         start: Option<&[u8]>,
         limit: usize,
-    ) -> KvResult<(Vec<(Bytes, KeyType)>, Option<Bytes>)> {
+    ) -> KvResult<KeyPage> {
         let scan_prefix = meta_key(db, prefix);
         let lower = start.map(|s| meta_key(db, s));
         let lower = match lower {

@@ -36,15 +36,13 @@ fn check_credentials(server: &KvServer, user: Option<&[u8]>, pass: &[u8]) -> KvR
         return Ok(());
     }
     // Orca's one-argument `user:password` form, for password-only clients.
-    if user.is_none() {
-        if let Some(colon) = pass.iter().position(|&c| c == b':') {
-            let (u, p) = (pass.get(..colon), pass.get(colon + 1..));
-            if let (Some(u), Some(p)) = (u, p) {
-                if u == b"default" && secret_eq(p, required.as_bytes()) {
-                    return Ok(());
-                }
-            }
-        }
+    if user.is_none()
+        && let Some(colon) = pass.iter().position(|&c| c == b':')
+        && let (Some(u), Some(p)) = (pass.get(..colon), pass.get(colon + 1..))
+        && u == b"default"
+        && secret_eq(p, required.as_bytes())
+    {
+        return Ok(());
     }
     Err(KvError::command(WRONGPASS))
 }

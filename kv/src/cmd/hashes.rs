@@ -66,7 +66,7 @@ pub enum HsetReply {
 
 /// HSET / HMSET key field value [field value ...].
 pub async fn hset(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], reply: HsetReply) -> KvResult<Reply> {
-    if args.len() % 2 != 0 {
+    if !args.len().is_multiple_of(2) {
         return Err(KvError::arity(match reply {
             HsetReply::Added => "hset",
             HsetReply::Ok => "hmset",
@@ -280,16 +280,14 @@ pub fn hscan(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvRes
     let mut page = Vec::new();
     let mut next = 0u64;
     let from = resume.as_ref();
-    let mut examined = 0usize;
-    for (f, v) in members
+    let remaining = members
         .into_iter()
-        .filter(|(f, _)| from.is_none_or(|r| f >= r))
-    {
+        .filter(|(f, _)| from.is_none_or(|r| f >= r));
+    for (examined, (f, v)) in remaining.enumerate() {
         if examined >= opts.count {
             next = server.cursors.store(db, f);
             break;
         }
-        examined += 1;
         if opts.pattern.as_deref().is_none_or(|p| glob_match(p, &f)) {
             page.push(Reply::Bulk(f));
             page.push(Reply::Bulk(v));

@@ -269,7 +269,7 @@ pub fn mget(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
 
 /// MSET / MSETNX key value [key value ...].
 pub async fn mset(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], only_new: bool) -> KvResult<Reply> {
-    if args.len() % 2 != 1 {
+    if args.len().is_multiple_of(2) {
         return Err(KvError::arity(if only_new { "msetnx" } else { "mset" }));
     }
     let pairs: Vec<(&Bytes, &Bytes)> = args

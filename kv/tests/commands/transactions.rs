@@ -88,10 +88,10 @@ async fn concurrent_increments_are_not_lost() {
         tasks.push(tokio::spawn(async move {
             let mut s = server.new_session("127.0.0.1:1".into(), String::new());
             for _ in 0..25 {
-                assert_eq!(
-                    matches!(run_in(&server, &mut s, "INCR ctr").await, Reply::Integer(_)),
-                    true
-                );
+                assert!(matches!(
+                    run_in(&server, &mut s, "INCR ctr").await,
+                    Reply::Integer(_)
+                ));
                 run_in(&server, &mut s, "HINCRBY h f 1").await;
             }
         }));
