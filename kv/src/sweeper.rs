@@ -31,9 +31,10 @@ pub async fn sweep_expired(
     let lower = cursor.take();
     let lower_bound = lower.as_deref().map_or(Bound::Unbounded, Bound::Included);
     let mut expired = Vec::new();
-    for item in snapshot.range(store.meta_keyspace(), lower_bound, Bound::Unbounded) {
+    let iter = snapshot.range(store.meta_keyspace(), lower_bound, Bound::Unbounded);
+    for (examined, item) in iter.enumerate() {
         let (k, v) = item?;
-        if expired.len() + 1 > budget {
+        if examined >= budget {
             *cursor = Some(k.to_vec());
             break;
         }
