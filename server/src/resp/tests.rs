@@ -438,3 +438,75 @@ async fn client_that_stops_reading_does_not_block_others() {
     roundtrip(&mut other, b"PING\r\n", "+PONG\r\n").await;
     drop(writer);
 }
+
+fn kv_server(dir: &std::path::Path) -> std::sync::Arc<orcinus_kv::KvServer> {
+    let engine = Engine::open(StorageConfig::for_test(dir.to_path_buf())).unwrap();
+    std::sync::Arc::new(
+        orcinus_kv::KvServer::open(engine, orcinus_kv::KvConfig::default()).unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn refuses_remote_clients_without_password_and_over_max_clients() {
+    let dir = std::env::temp_dir().join(format!("orcinus-resp-refusal-{}", std::process::id()));
+    let server = kv_server(&dir);
+    let remote: std::net::SocketAddr = "10.1.2.3:5000".parse().unwrap();
+    let local: std::net::SocketAddr = "127.0.0.1:5000".parse().unwrap();
+    let mapped: std::net::SocketAddr = "[::ffff:127.0.0.1]:5000".parse().unwrap();
+    let open = RespSettings::default();
+    assert_eq!(super::refusal(&server, &open, &remote), Some(super::DENIED));
+    assert_eq!(super::refusal(&server, &open, &local), None);
+    assert_eq!(super::refusal(&server, &open, &mapped), None);
+    let locked = RespSettings {
+        requirepass: Some("pw".into()),
+        max_clients: 1,
+        ..RespSettings::default()
+    };
+    assert_eq!(super::refusal(&server, &locked, &remote), None);
+    let _session = server.new_session("a".into(), "b".into());
+    assert_eq!(
+        super::refusal(&server, &locked, &remote),
+        Some(super::MAX_CLIENTS)
+    );
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A client that never reads its replies: the connection stops consuming requests once its
+/// (small) output path is full, instead of buffering replies without bound.
+#[tokio::test]
+async fn output_backpressure_stops_reading_from_a_client_that_does_not_read() {
+    let dir =
+        std::env::temp_dir().join(format!("orcinus-resp-backpressure-{}", std::process::id()));
+    let server = kv_server(&dir);
+    let (mut client, server_side) = tokio::io::duplex(64 * 1024);
+    let session = server.new_session("test".into(), "test".into());
+    let settings = std::sync::Arc::new(RespSettings::default());
+    let conn = tokio::spawn(super::connection::run(
+        server_side,
+        server.clone(),
+        settings,
+        session,
+    ));
+    let value = "x".repeat(32 * 1024);
+    let set = format!(
+        "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n${}\r\n{value}\r\n",
+        value.len()
+    );
+    client.write_all(set.as_bytes()).await.unwrap();
+    // 64 MiB of replies requested; the client reads none of them.
+    let gets = b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n".repeat(2048);
+    let wrote_everything = tokio::time::timeout(Duration::from_secs(3), async {
+        for _ in 0..64 {
+            client.write_all(&gets).await.unwrap();
+        }
+    })
+    .await;
+    assert!(
+        wrote_everything.is_err(),
+        "server kept reading while its replies piled up"
+    );
+    conn.abort();
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+}
