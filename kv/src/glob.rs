@@ -133,6 +133,32 @@ mod tests {
         assert!(start.elapsed().as_secs() < 30);
     }
 
+    /// Reference: the obvious recursive matcher (exponential, fine for tiny inputs).
+    fn reference(p: &[u8], s: &[u8]) -> bool {
+        match p.first() {
+            None => s.is_empty(),
+            Some(b'*') => (0..=s.len()).any(|i| reference(&p[1..], &s[i..])),
+            Some(_) => match (s.first(), match_one(p, 0, s.first().copied().unwrap_or(0))) {
+                (Some(_), Some(next)) => reference(&p[next..], &s[1..]),
+                _ => false,
+            },
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn agrees_with_recursive_reference(
+            pattern in "[ab*?\\[\\]^-]{0,8}",
+            subject in "[ab\\[\\]^-]{0,8}",
+        ) {
+            proptest::prop_assert_eq!(
+                glob_match(pattern.as_bytes(), subject.as_bytes()),
+                reference(pattern.as_bytes(), subject.as_bytes()),
+                "pattern {:?} subject {:?}", pattern, subject
+            );
+        }
+    }
+
     #[test]
     fn literal_prefix_stops_at_specials() {
         assert_eq!(literal_prefix(b"user:*"), b"user:");

@@ -13,6 +13,7 @@ mod connection;
 mod generic;
 mod harness;
 mod hashes;
+mod model;
 mod server;
 mod strings;
 mod sweeper;
