@@ -103,3 +103,38 @@ impl KvError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_conflicts_map_to_retryable_tryagain() {
+        let deadlock = KvError::from(StorageError::Deadlock);
+        assert_eq!(deadlock.kind(), ErrorKind::Retryable);
+        assert!(deadlock.to_reply_text().starts_with("TRYAGAIN deadlock"));
+        let timeout = KvError::from(StorageError::LockWaitTimeout);
+        assert_eq!(timeout.kind(), ErrorKind::Retryable);
+        assert!(
+            timeout
+                .to_reply_text()
+                .starts_with("TRYAGAIN lock wait timeout")
+        );
+    }
+
+    #[test]
+    fn other_errors_keep_their_text_or_become_err() {
+        assert_eq!(KvError::wrong_type().to_reply_text(), WRONGTYPE);
+        assert_eq!(KvError::wrong_type().kind(), ErrorKind::Command);
+        let poisoned = KvError::from(StorageError::Poisoned);
+        assert_eq!(poisoned.kind(), ErrorKind::Unavailable);
+        assert!(
+            poisoned
+                .to_reply_text()
+                .starts_with("ERR server unavailable")
+        );
+        let corrupt = KvError::Corrupt("x".into());
+        assert_eq!(corrupt.kind(), ErrorKind::Internal);
+        assert!(corrupt.to_reply_text().starts_with("ERR internal error"));
+    }
+}

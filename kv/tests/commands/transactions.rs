@@ -103,3 +103,21 @@ async fn concurrent_increments_are_not_lost() {
     assert_eq!(h.run("GET ctr").await, bulk("100"));
     assert_eq!(h.run("HGET h f").await, bulk("100"));
 }
+
+#[tokio::test]
+async fn lock_wait_timeout_is_a_retryable_error_and_applies_nothing() {
+    let mut h = Harness::new();
+    h.run("SET k before").await;
+    let server = h.server.clone();
+    let mut holder = server.store().begin(orcinus_kv::clock::now_ms());
+    holder.meta_for_update(0, b"k").await.unwrap();
+    // The test engine's lock wait timeout is 2 s.
+    let reply = h.run("MSET other 1 k after").await;
+    assert!(
+        matches!(&reply, Reply::Error(t) if t.starts_with("TRYAGAIN lock wait timeout")),
+        "{reply:?}"
+    );
+    drop(holder);
+    assert_eq!(h.run("GET k").await, bulk("before"));
+    assert_eq!(h.run("EXISTS other").await, int(0));
+}
