@@ -12,8 +12,9 @@
 use super::RespSettings;
 use super::decoder::{DecodeLimits, RequestDecoder};
 use super::encoder::encode;
+use super::handler::CommandHandler;
 use orcinus_kv::bytes::BytesMut;
-use orcinus_kv::{KvServer, Reply, Session};
+use orcinus_kv::{Reply, Session};
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -25,14 +26,15 @@ pub const UNAUTH_QUERY_BUFFER_MAX: usize = 1024 * 1024;
 const READ_CHUNK: usize = 16 * 1024;
 
 /// Serves one connection until the client closes it, QUIT, or a protocol error.
-pub async fn run<S>(
+pub async fn run<S, H>(
     mut stream: S,
-    server: Arc<KvServer>,
+    handler: Arc<H>,
     settings: Arc<RespSettings>,
     mut session: Session,
 ) -> std::io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin,
+    H: CommandHandler,
 {
     let mut input = BytesMut::with_capacity(READ_CHUNK);
     let mut output: Vec<u8> = Vec::with_capacity(READ_CHUNK);
@@ -52,7 +54,7 @@ where
                     return close(&mut stream, &output).await;
                 }
             };
-            let reply = server.execute(&mut session, args).await;
+            let reply = handler.execute(&mut session, args).await;
             let before = output.len();
             encode(&reply, session.protocol, &mut output);
             if output.len() - before > output_limit {

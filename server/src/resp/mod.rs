@@ -2,7 +2,8 @@
 //!
 //! - `decoder` turns bytes into requests (multibulk and inline, pipelined, with limits);
 //! - `encoder` turns typed replies into RESP2 / RESP3 bytes;
-//! - `connection` runs one client: decode → `KvServer::execute` → encode, in order.
+//! - `connection` runs one client: decode → `CommandHandler::execute` → encode, in order;
+//! - `handler` is the seam to the engine (`KvServer` in production, fakes in tests).
 //!
 //! Invariants: with no `requirepass`, only loopback peers are served (others get one
 //! `-DENIED` line and are closed); at `max_clients` new clients get
@@ -13,6 +14,7 @@
 mod connection;
 mod decoder;
 mod encoder;
+mod handler;
 #[cfg(test)]
 mod tests;
 

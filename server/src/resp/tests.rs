@@ -510,3 +510,65 @@ async fn output_backpressure_stops_reading_from_a_client_that_does_not_read() {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A fake engine: replies with the request's arguments joined by spaces, after a delay that
+/// varies per request, so reordering would show.
+struct EchoHandler;
+
+impl super::handler::CommandHandler for EchoHandler {
+    fn execute<'a>(
+        &'a self,
+        _session: &'a mut orcinus_kv::Session,
+        args: Vec<Bytes>,
+    ) -> impl std::future::Future<Output = Reply> + Send + 'a {
+        async move {
+            let joined: Vec<u8> = args.join(&b' ');
+            if joined.len() % 3 == 0 {
+                tokio::task::yield_now().await;
+            }
+            Reply::Bulk(Bytes::from(joined))
+        }
+    }
+}
+
+#[tokio::test]
+async fn pipelined_replies_come_back_in_request_order() {
+    let registry = std::sync::Arc::new(orcinus_kv::session::ClientRegistry::default());
+    let session = registry.register("test".into(), "test".into(), true);
+    let (client, server_side) = tokio::io::duplex(4096);
+    let settings = std::sync::Arc::new(RespSettings::default());
+    let conn = tokio::spawn(super::connection::run(
+        server_side,
+        std::sync::Arc::new(EchoHandler),
+        settings,
+        session,
+    ));
+    let mut requests = Vec::new();
+    let mut expected = Vec::new();
+    for i in 0..2000 {
+        if i % 2 == 0 {
+            requests.extend_from_slice(format!("echo {i}\r\n").as_bytes());
+        } else {
+            let arg = i.to_string();
+            requests.extend_from_slice(
+                format!("*2\r\n$4\r\necho\r\n${}\r\n{arg}\r\n", arg.len()).as_bytes(),
+            );
+        }
+        let text = format!("echo {i}");
+        expected.extend_from_slice(format!("${}\r\n{text}\r\n", text.len()).as_bytes());
+    }
+    // Write and read concurrently, as a pipelining client must (see the backpressure test).
+    let (mut rx, mut tx) = tokio::io::split(client);
+    let writer = tokio::spawn(async move { tx.write_all(&requests).await.unwrap() });
+    let mut got = vec![0u8; expected.len()];
+    tokio::time::timeout(Duration::from_secs(20), rx.read_exact(&mut got))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        String::from_utf8_lossy(&expected)
+    );
+    writer.await.unwrap();
+    conn.abort();
+}
