@@ -516,18 +516,12 @@ async fn output_backpressure_stops_reading_from_a_client_that_does_not_read() {
 struct EchoHandler;
 
 impl super::handler::CommandHandler for EchoHandler {
-    fn execute<'a>(
-        &'a self,
-        _session: &'a mut orcinus_kv::Session,
-        args: Vec<Bytes>,
-    ) -> impl std::future::Future<Output = Reply> + Send + 'a {
-        async move {
-            let joined: Vec<u8> = args.join(&b' ');
-            if joined.len() % 3 == 0 {
-                tokio::task::yield_now().await;
-            }
-            Reply::Bulk(Bytes::from(joined))
+    async fn execute(&self, _session: &mut orcinus_kv::Session, args: Vec<Bytes>) -> Reply {
+        let joined: Vec<u8> = args.join(&b' ');
+        if joined.len().is_multiple_of(3) {
+            tokio::task::yield_now().await;
         }
+        Reply::Bulk(Bytes::from(joined))
     }
 }
 
