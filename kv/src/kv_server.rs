@@ -84,7 +84,7 @@ pub struct KvServer {
     pub(crate) store: Store,
     pub(crate) config: KvConfig,
     pub(crate) clients: Arc<ClientRegistry>,
-    pub(crate) watches: Watches,
+    pub(crate) watches: Arc<Watches>,
     pub(crate) cursors: ScanCursors,
     pub(crate) started: Instant,
     /// Counters.
@@ -98,7 +98,7 @@ impl KvServer {
             store: Store::open(engine)?,
             config,
             clients: Arc::new(ClientRegistry::default()),
-            watches: Watches::default(),
+            watches: Arc::new(Watches::default()),
             cursors: ScanCursors::default(),
             started: Instant::now(),
             stats: Stats::default(),
@@ -132,6 +132,14 @@ impl KvServer {
     /// A session for a new connection (`addr`, `laddr` as text for CLIENT LIST).
     pub fn new_session(&self, addr: String, laddr: String) -> Session {
         Stats::bump(&self.stats.connections_received);
-        self.clients.register(addr, laddr, !self.requires_auth())
+        let mut session = self.clients.register(addr, laddr, !self.requires_auth());
+        session.watches = Some(self.watches.clone());
+        session
+    }
+
+    /// Number of keys some session is WATCHing (for tests and INFO).
+    #[must_use]
+    pub fn watched_key_count(&self) -> usize {
+        self.watches.len()
     }
 }

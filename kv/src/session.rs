@@ -1,7 +1,8 @@
 //! Per-connection state ([`Session`]: id, db, protocol, auth, name, MULTI queue) and the
 //! [`ClientRegistry`] that CLIENT LIST / INFO clients read. No sockets here: the connection
 //! passes addresses in as text. Invariant: a session is in the registry exactly as long as it
-//! lives (registration in `register`, removal in `Drop`).
+//! lives (registration in `register`, removal in `Drop`), and its WATCHed keys are released
+//! when it ends.
 
 use bytes::Bytes;
 use parking_lot::Mutex;
@@ -150,6 +151,7 @@ impl ClientRegistry {
             watched: Vec::new(),
             entry,
             registry: self.clone(),
+            watches: None,
         }
     }
 }
@@ -183,6 +185,8 @@ pub struct Session {
     pub watched: Vec<(u8, Bytes, u64)>,
     entry: Arc<Mutex<ClientEntry>>,
     registry: Arc<ClientRegistry>,
+    // Where `watched` is registered; its keys are released when the session ends.
+    pub(crate) watches: Option<Arc<crate::watch::Watches>>,
 }
 
 impl Session {
@@ -216,6 +220,9 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        if let Some(watches) = &self.watches {
+            watches.unwatch(&self.watched);
+        }
         self.registry.clients.lock().remove(&self.id);
     }
 }

@@ -23,6 +23,18 @@ pub struct Watches {
 }
 
 impl Watches {
+    /// Number of distinct watched keys.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.keys.lock().len()
+    }
+
+    /// True if no key is watched.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Starts watching; returns the epoch to compare at EXEC.
     pub fn watch(&self, db: u8, key: Bytes) -> u64 {
         let mut keys = self.keys.lock();

@@ -77,6 +77,13 @@ async fn watch_aborts_exec_when_key_changes() {
     h.run("MULTI").await;
     h.run("SET k 6").await;
     assert_eq!(h.run("EXEC").await, Reply::NullArray);
+    assert_eq!(h.server.watched_key_count(), 0);
+    // A session that ends while watching releases its keys.
+    let mut watcher = h.new_session();
+    run_in(&h.server, &mut watcher, "WATCH x y").await;
+    assert_eq!(h.server.watched_key_count(), 2);
+    drop(watcher);
+    assert_eq!(h.server.watched_key_count(), 0);
 }
 
 #[tokio::test]
