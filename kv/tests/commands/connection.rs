@@ -1,3 +1,6 @@
+//! Connection commands: PING/ECHO/QUIT, unknown-command and arity errors, AUTH (all forms, with
+//! and without requirepass), HELLO, CLIENT subcommands, RESET.
+
 use crate::harness::*;
 use orcinus_kv::{KvConfig, Protocol, Reply};
 

@@ -1,3 +1,6 @@
+//! Generic key commands: DEL/UNLINK, EXISTS, TYPE, KEYS, SCAN, RANDOMKEY, RENAME(NX), EXPIRE
+//! family with NX/XX/GT/LT, TTL family, PERSIST, COPY, SELECT isolation, lazy expiry.
+
 use crate::harness::*;
 use orcinus_kv::Reply;
 

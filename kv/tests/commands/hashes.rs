@@ -1,3 +1,6 @@
+//! Hash commands, including WRONGTYPE, emptied-hash deletion, and invisibility of fields of an
+//! earlier incarnation.
+
 use crate::harness::*;
 use orcinus_kv::Reply;
 

@@ -1,3 +1,6 @@
+//! Server commands: INFO sections, CONFIG GET/SET/RESETSTAT, DBSIZE, FLUSHDB/FLUSHALL, TIME,
+//! COMMAND introspection.
+
 use crate::harness::*;
 use orcinus_kv::Reply;
 

@@ -1,3 +1,6 @@
+//! String commands: GET/SET (all options), SETNX/SETEX/PSETEX, GETSET/GETDEL/GETEX, MGET/MSET/
+//! MSETNX, APPEND/STRLEN/GETRANGE/SETRANGE, the INCR family — results and Redis error texts.
+
 use crate::harness::*;
 
 #[tokio::test]

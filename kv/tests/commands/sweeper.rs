@@ -1,3 +1,6 @@
+//! The background sweeper passes: expired keys and stale collection members are removed, live
+//! data is untouched.
+
 use crate::harness::*;
 use orcinus_kv::Reply;
 use orcinus_kv::sweeper::{sweep_expired, sweep_stale_members};

@@ -1,3 +1,6 @@
+//! MULTI/EXEC/DISCARD/WATCH semantics, concurrency (no lost updates), and lock conflicts
+//! surfacing as retryable errors with nothing applied.
+
 use crate::harness::*;
 use orcinus_kv::Reply;
 
