@@ -29,11 +29,6 @@ pub fn parse_i64(raw: &[u8]) -> KvResult<i64> {
     parse_i64_opt(raw).ok_or_else(KvError::not_integer)
 }
 
-/// Parses a non-negative integer that must fit in `usize`, else the integer error.
-pub fn parse_usize(raw: &[u8]) -> KvResult<usize> {
-    usize::try_from(parse_i64(raw)?).map_err(|_| KvError::not_integer())
-}
-
 /// Parses a float as Redis does for INCRBYFLOAT / HINCRBYFLOAT (no spaces, no NaN).
 pub fn parse_f64(raw: &[u8]) -> KvResult<f64> {
     let text = std::str::from_utf8(raw).map_err(|_| KvError::command(NOT_FLOAT))?;
