@@ -1,1 +1,31 @@
-//! Redis data types and commands over the storage engine (see DESIGN.md).
+//! Redis data types and commands over the storage engine (see DESIGN.md, and FORMAT.md for
+//! the byte layouts). No sockets here: the RESP connection (server/src/resp) decodes requests,
+//! calls [`KvServer::execute`] with a per-connection [`Session`], and encodes the typed
+//! [`Reply`] as RESP2 or RESP3.
+//!
+//! Invariants: the command table ([`command_table`]) is the single source of names, arities
+//! and flags; every data command runs in one storage transaction whose commit (durable) happens
+//! before its reply is returned; expired keys read as absent everywhere.
+
+pub mod args;
+pub mod clock;
+pub mod cmd;
+pub mod command_table;
+mod dispatch;
+pub mod error;
+pub mod format;
+pub mod glob;
+pub mod kv_server;
+pub mod reply;
+pub mod scan_cursor;
+pub mod session;
+pub mod store;
+pub mod sweeper;
+pub mod watch;
+
+pub use bytes::{self, Bytes};
+pub use error::{ErrorKind, KvError, KvResult};
+pub use kv_server::{KvConfig, KvServer};
+pub use reply::Reply;
+pub use session::{Protocol, Session};
+pub use sweeper::spawn_sweeper;

@@ -1,0 +1,287 @@
+//! Connection commands: AUTH, HELLO, PING, ECHO, SELECT, CLIENT. Secrets are compared in
+//! constant time; a failed AUTH leaves the session's state unchanged.
+
+use crate::args::{arg, is, lossy, parse_i64_opt};
+use crate::error::{KvError, KvResult};
+use crate::kv_server::{DATABASES, KvServer};
+use crate::reply::Reply;
+use crate::session::{Protocol, Session};
+use bytes::Bytes;
+
+/// The Redis version whose semantics we implement (reported by HELLO and INFO).
+pub const REDIS_COMPAT_VERSION: &str = "7.0.0";
+
+const WRONGPASS: &str = "WRONGPASS invalid username-password pair or user is disabled.";
+const NOPASS_CONFIGURED: &str = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?";
+
+/// Constant-time equality (length leaks, content does not).
+fn secret_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Checks credentials: `user` is `None` for the one-argument form.
+fn check_credentials(server: &KvServer, user: Option<&[u8]>, pass: &[u8]) -> KvResult<()> {
+    let Some(required) = server.config.requirepass.as_deref() else {
+        return match user {
+            None => Err(KvError::command(NOPASS_CONFIGURED)),
+            Some(u) if u == b"default" => Ok(()),
+            Some(_) => Err(KvError::command(WRONGPASS)),
+        };
+    };
+    let user_ok = user.is_none_or(|u| u == b"default");
+    if user_ok && secret_eq(pass, required.as_bytes()) {
+        return Ok(());
+    }
+    // Orca's one-argument `user:password` form, for password-only clients.
+    if user.is_none()
+        && let Some(colon) = pass.iter().position(|&c| c == b':')
+        && let (Some(u), Some(p)) = (pass.get(..colon), pass.get(colon + 1..))
+        && u == b"default"
+        && secret_eq(p, required.as_bytes())
+    {
+        return Ok(());
+    }
+    Err(KvError::command(WRONGPASS))
+}
+
+/// AUTH password | AUTH user password.
+pub fn auth(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
+    match args.len() {
+        2 => check_credentials(server, None, arg(args, 1)?)?,
+        3 => check_credentials(server, Some(arg(args, 1)?), arg(args, 2)?)?,
+        _ => return Err(KvError::syntax()),
+    }
+    session.authenticated = true;
+    Ok(Reply::ok())
+}
+
+fn valid_client_name(name: &[u8]) -> bool {
+    name.iter().all(|&c| (b'!'..=b'~').contains(&c))
+}
+
+const BAD_NAME: &str = "ERR Client names cannot contain spaces, newlines or special characters.";
+
+/// HELLO [protover [AUTH user pass] [SETNAME name]].
+pub fn hello(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
+    let mut protocol = session.protocol;
+    let mut name = None;
+    let mut credentials: Option<(Option<Bytes>, Bytes)> = None;
+    if let Some(raw) = args.get(1) {
+        protocol = match parse_i64_opt(raw) {
+            Some(2) => Protocol::Resp2,
+            Some(3) => Protocol::Resp3,
+            Some(_) => return Err(KvError::command("NOPROTO unsupported protocol version")),
+            None => {
+                return Err(KvError::command(
+                    "ERR Protocol version is not an integer or out of range",
+                ));
+            }
+        };
+        let mut i = 2;
+        while let Some(option) = args.get(i) {
+            let remaining = args.len() - i - 1;
+            if is(option, "AUTH") && remaining >= 2 {
+                credentials = Some((Some(arg(args, i + 1)?.clone()), arg(args, i + 2)?.clone()));
+                i += 3;
+            } else if is(option, "AUTH") && remaining == 1 {
+                credentials = Some((None, arg(args, i + 1)?.clone()));
+                i += 2;
+            } else if is(option, "SETNAME") && remaining >= 1 {
+                let n = arg(args, i + 1)?;
+                if !valid_client_name(n) {
+                    return Err(KvError::command(BAD_NAME));
+                }
+                name = Some(n.clone());
+                i += 2;
+            } else {
+                return Err(KvError::command(format!(
+                    "ERR Syntax error in HELLO option '{}'",
+                    lossy(option)
+                )));
+            }
+        }
+    }
+    if let Some((user, pass)) = &credentials {
+        check_credentials(server, user.as_deref(), pass)?;
+        session.authenticated = true;
+    }
+    if !session.authenticated {
+        return Err(KvError::command(
+            "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time",
+        ));
+    }
+    if let Some(n) = name {
+        session.name = (!n.is_empty()).then_some(n);
+    }
+    session.protocol = protocol;
+    let text = |s: &str| Reply::bulk(s);
+    Ok(Reply::Map(vec![
+        (text("server"), text("redis")),
+        (text("version"), text(REDIS_COMPAT_VERSION)),
+        (text("proto"), Reply::Integer(protocol.number())),
+        (
+            text("id"),
+            Reply::Integer(i64::try_from(session.id).unwrap_or(i64::MAX)),
+        ),
+        (text("mode"), text("standalone")),
+        (text("role"), text("master")),
+        (text("modules"), Reply::Array(vec![])),
+    ]))
+}
+
+/// PING [message].
+pub fn ping(_session: &Session, args: &[Bytes]) -> KvResult<Reply> {
+    if args.len() > 2 {
+        return Err(KvError::arity("ping"));
+    }
+    Ok(match args.get(1) {
+        None => Reply::Simple("PONG".into()),
+        Some(msg) => Reply::Bulk(msg.clone()),
+    })
+}
+
+/// ECHO message.
+pub fn echo(args: &[Bytes]) -> KvResult<Reply> {
+    Ok(Reply::Bulk(arg(args, 1)?.clone()))
+}
+
+/// Parses a db index, with Redis's two error texts.
+pub fn parse_db(raw: &[u8]) -> KvResult<u8> {
+    let n = parse_i64_opt(raw).ok_or_else(KvError::not_integer)?;
+    u8::try_from(n)
+        .ok()
+        .filter(|&db| db < DATABASES)
+        .ok_or_else(|| KvError::command("ERR DB index is out of range"))
+}
+
+/// SELECT db.
+pub fn select(session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
+    session.db = parse_db(arg(args, 1)?)?;
+    Ok(Reply::ok())
+}
+
+fn text_block(session: &Session, text: String) -> Reply {
+    match session.protocol {
+        Protocol::Resp3 => Reply::Verbatim("txt", Bytes::from(text)),
+        Protocol::Resp2 => Reply::Bulk(Bytes::from(text)),
+    }
+}
+
+const CLIENT_HELP: &[&str] = &[
+    "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+    "GETNAME",
+    "    Return the name of the current connection.",
+    "ID",
+    "    Return the ID of the current connection.",
+    "INFO",
+    "    Return information about the current client connection.",
+    "LIST [TYPE normal] [ID <id> [<id> ...]]",
+    "    Return information about client connections.",
+    "SETINFO <option> <value>",
+    "    Set client meta attr. Options are: LIB-NAME, LIB-VER.",
+    "SETNAME <name>",
+    "    Assign the name <name> to the current connection.",
+    "HELP",
+    "    Print this help.",
+];
+
+/// CLIENT ID | GETNAME | SETNAME | INFO | LIST | SETINFO | HELP.
+pub fn client(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
+    let sub = arg(args, 1)?;
+    if is(sub, "ID") {
+        Ok(Reply::Integer(
+            i64::try_from(session.id).unwrap_or(i64::MAX),
+        ))
+    } else if is(sub, "GETNAME") {
+        Ok(Reply::bulk_or_null(session.name.as_ref()))
+    } else if is(sub, "SETNAME") {
+        let name = arg(args, 2)?;
+        if !valid_client_name(name) {
+            return Err(KvError::command(BAD_NAME));
+        }
+        session.name = (!name.is_empty()).then(|| name.clone());
+        Ok(Reply::ok())
+    } else if is(sub, "INFO") {
+        session.sync_entry();
+        Ok(text_block(
+            session,
+            format!("{}\n", session.entry().describe()),
+        ))
+    } else if is(sub, "LIST") {
+        client_list(server, session, args)
+    } else if is(sub, "SETINFO") {
+        let (attr, value) = (arg(args, 2)?, arg(args, 3)?);
+        if !valid_client_name(value) {
+            return Err(KvError::command(format!(
+                "ERR {} cannot contain spaces, newlines or special characters.",
+                lossy(attr).to_uppercase()
+            )));
+        }
+        let value = lossy(value);
+        if is(attr, "LIB-NAME") {
+            session.update_entry(|e| e.lib_name = value);
+        } else if is(attr, "LIB-VER") {
+            session.update_entry(|e| e.lib_ver = value);
+        } else {
+            return Err(KvError::command(format!(
+                "ERR Unrecognized option '{}'",
+                lossy(attr)
+            )));
+        }
+        Ok(Reply::ok())
+    } else if is(sub, "HELP") {
+        Ok(Reply::Array(
+            CLIENT_HELP
+                .iter()
+                .map(|l| Reply::Simple((*l).into()))
+                .collect(),
+        ))
+    } else {
+        Err(KvError::command(format!(
+            "ERR unknown subcommand '{}'. Try CLIENT HELP.",
+            lossy(sub)
+        )))
+    }
+}
+
+fn client_list(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
+    let mut ids: Option<Vec<u64>> = None;
+    let mut i = 2;
+    while let Some(option) = args.get(i) {
+        if is(option, "TYPE") {
+            let kind = arg(args, i + 1)?;
+            if !is(kind, "normal") {
+                return Err(KvError::command(format!(
+                    "ERR Unknown client type '{}'",
+                    lossy(kind)
+                )));
+            }
+            i += 2;
+        } else if is(option, "ID") && i + 1 < args.len() {
+            let mut list = Vec::new();
+            for raw in args.iter().skip(i + 1) {
+                let id = parse_i64_opt(raw)
+                    .and_then(|n| u64::try_from(n).ok())
+                    .filter(|&n| n > 0)
+                    .ok_or_else(|| KvError::command("ERR Invalid client ID"))?;
+                list.push(id);
+            }
+            ids = Some(list);
+            i = args.len();
+        } else {
+            return Err(KvError::syntax());
+        }
+    }
+    session.sync_entry();
+    let mut out = String::new();
+    for entry in server.clients.entries() {
+        if ids.as_ref().is_none_or(|ids| ids.contains(&entry.id)) {
+            out.push_str(&entry.describe());
+            out.push('\n');
+        }
+    }
+    Ok(text_block(session, out))
+}

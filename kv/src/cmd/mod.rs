@@ -1,0 +1,9 @@
+//! Command handlers, one module per Redis command group. Handlers validate every argument
+//! before they write anything, so an error reply never leaves a partial write behind.
+
+pub mod connection;
+pub mod generic;
+pub mod hashes;
+pub mod introspection;
+pub mod server;
+pub mod strings;

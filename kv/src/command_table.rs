@@ -1,0 +1,369 @@
+//! The command table, as data: one [`CommandSpec`] per command (name, arity, flags, key
+//! positions, group, summary, subcommands). The dispatcher checks arity and auth from it, and
+//! COMMAND / COMMAND COUNT / COMMAND INFO / COMMAND DOCS answer from it, so the two can never
+//! disagree. Arity follows Redis: `n` = exactly n arguments including the name, `-n` = at least n.
+
+/// Which handler runs a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(missing_docs)]
+#[rustfmt::skip]
+pub enum CommandId {
+    // connection
+    Auth, Hello, Ping, Echo, Quit, Reset, Select, Client,
+    // server
+    Info, Config, Dbsize, Flushdb, Flushall, Time, Command,
+    // strings
+    Get, Set, Setnx, Setex, Psetex, Getset, Getdel, Getex, Mget, Mset, Msetnx, Append, Strlen,
+    Getrange, Setrange, Incr, Decr, Incrby, Decrby, Incrbyfloat,
+    // generic
+    Del, Unlink, Exists, Type, Keys, Scan, Randomkey, Rename, Renamenx, Expire, Pexpire,
+    Expireat, Pexpireat, Ttl, Pttl, Expiretime, Pexpiretime, Persist, Copy,
+    // hashes
+    Hset, Hget, Hdel, Hgetall, Hlen, Hexists, Hkeys, Hvals, Hmget, Hmset, Hsetnx, Hincrby,
+    Hincrbyfloat, Hstrlen, Hscan,
+    // transactions
+    Multi, Exec, Discard, Watch, Unwatch,
+}
+
+/// Command flags (their COMMAND INFO names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flag {
+    /// Modifies data.
+    Write,
+    /// Only reads data.
+    Readonly,
+    /// May grow memory / disk use.
+    DenyOom,
+    /// Administrative.
+    Admin,
+    /// O(1) or O(log N).
+    Fast,
+    /// Allowed before authentication.
+    NoAuth,
+    /// Allowed while loading.
+    Loading,
+    /// Allowed on a stale replica.
+    Stale,
+    /// Not allowed inside MULTI (executes immediately).
+    NoMulti,
+    /// Not allowed in scripts.
+    NoScript,
+}
+
+impl Flag {
+    /// The name COMMAND INFO reports.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Write => "write",
+            Self::Readonly => "readonly",
+            Self::DenyOom => "denyoom",
+            Self::Admin => "admin",
+            Self::Fast => "fast",
+            Self::NoAuth => "no_auth",
+            Self::Loading => "loading",
+            Self::Stale => "stale",
+            Self::NoMulti => "no_multi",
+            Self::NoScript => "noscript",
+        }
+    }
+}
+
+/// A subcommand (CLIENT SETNAME, CONFIG GET …).
+#[derive(Debug)]
+pub struct SubcommandSpec {
+    /// Lowercase subcommand name.
+    pub name: &'static str,
+    /// Arity counting the command and the subcommand.
+    pub arity: i32,
+    /// Flags.
+    pub flags: &'static [Flag],
+    /// One-line summary (COMMAND DOCS).
+    pub summary: &'static str,
+}
+
+/// One command.
+#[derive(Debug)]
+pub struct CommandSpec {
+    /// Lowercase name.
+    pub name: &'static str,
+    /// Handler.
+    pub id: CommandId,
+    /// Arity (see module docs).
+    pub arity: i32,
+    /// Flags.
+    pub flags: &'static [Flag],
+    /// First key argument (0 = none).
+    pub first_key: i32,
+    /// Last key argument (-1 = last argument).
+    pub last_key: i32,
+    /// Step between keys.
+    pub step: i32,
+    /// Group (COMMAND DOCS): string, generic, connection, server, hash, transactions.
+    pub group: &'static str,
+    /// Redis version that introduced the command.
+    pub since: &'static str,
+    /// One-line summary.
+    pub summary: &'static str,
+    /// Subcommands, if this is a container command.
+    pub subcommands: &'static [SubcommandSpec],
+}
+
+impl CommandSpec {
+    /// True if the command has `flag`.
+    #[must_use]
+    pub fn has(&self, flag: Flag) -> bool {
+        self.flags.contains(&flag)
+    }
+
+    /// The subcommand named `name` (case-insensitive).
+    #[must_use]
+    pub fn subcommand(&self, name: &[u8]) -> Option<&'static SubcommandSpec> {
+        self.subcommands
+            .iter()
+            .find(|s| s.name.as_bytes().eq_ignore_ascii_case(name))
+    }
+}
+
+/// True if `arity` accepts `argc` arguments.
+#[must_use]
+pub fn arity_ok(arity: i32, argc: usize) -> bool {
+    let argc = i64::try_from(argc).unwrap_or(i64::MAX);
+    let arity = i64::from(arity);
+    if arity >= 0 {
+        argc == arity
+    } else {
+        argc >= -arity
+    }
+}
+
+use CommandId as C;
+use Flag::{
+    Admin as A, DenyOom as D, Fast as F, Loading as L, NoAuth as N, NoScript as S, Readonly as R,
+    Stale as T, Write as W,
+};
+
+macro_rules! cmd {
+    ($name:literal, $id:expr, $arity:expr, [$($flag:expr),*], $first:expr, $last:expr, $step:expr,
+     $group:literal, $since:literal, $summary:literal) => {
+        cmd!($name, $id, $arity, [$($flag),*], $first, $last, $step, $group, $since, $summary, &[])
+    };
+    ($name:literal, $id:expr, $arity:expr, [$($flag:expr),*], $first:expr, $last:expr, $step:expr,
+     $group:literal, $since:literal, $summary:literal, $subs:expr) => {
+        CommandSpec {
+            name: $name, id: $id, arity: $arity, flags: &[$($flag),*], first_key: $first,
+            last_key: $last, step: $step, group: $group, since: $since, summary: $summary,
+            subcommands: $subs,
+        }
+    };
+}
+
+macro_rules! sub {
+    ($name:literal, $arity:expr, [$($flag:expr),*], $summary:literal) => {
+        SubcommandSpec { name: $name, arity: $arity, flags: &[$($flag),*], summary: $summary }
+    };
+}
+
+const CLIENT_SUBS: &[SubcommandSpec] = &[
+    sub!(
+        "id",
+        2,
+        [S, L, T],
+        "Returns the unique client ID of the connection."
+    ),
+    sub!(
+        "getname",
+        2,
+        [S, L, T],
+        "Returns the name of the connection."
+    ),
+    sub!("setname", 3, [S, L, T], "Sets the connection name."),
+    sub!(
+        "info",
+        2,
+        [S, L, T],
+        "Returns information about the connection."
+    ),
+    sub!("list", -2, [A, S, L, T], "Lists open connections."),
+    sub!(
+        "setinfo",
+        4,
+        [S, L, T],
+        "Sets information specific to the client or connection."
+    ),
+    sub!(
+        "help",
+        2,
+        [L, T],
+        "Returns helpful text about the different subcommands."
+    ),
+];
+
+const CONFIG_SUBS: &[SubcommandSpec] = &[
+    sub!(
+        "get",
+        -3,
+        [A, S, L, T],
+        "Returns the effective values of configuration parameters."
+    ),
+    sub!(
+        "set",
+        -4,
+        [A, S, L, T],
+        "Sets configuration parameters in-flight (unsupported)."
+    ),
+    sub!(
+        "resetstat",
+        2,
+        [A, S, L, T],
+        "Resets the server's statistics."
+    ),
+    sub!(
+        "help",
+        2,
+        [L, T],
+        "Returns helpful text about the different subcommands."
+    ),
+];
+
+const COMMAND_SUBS: &[SubcommandSpec] = &[
+    sub!("count", 2, [L, T], "Returns a count of commands."),
+    sub!(
+        "info",
+        -2,
+        [L, T],
+        "Returns information about one, multiple or all commands."
+    ),
+    sub!(
+        "docs",
+        -2,
+        [L, T],
+        "Returns documentary information about one, multiple or all commands."
+    ),
+    sub!("list", -2, [L, T], "Returns a list of command names."),
+    sub!(
+        "help",
+        2,
+        [L, T],
+        "Returns helpful text about the different subcommands."
+    ),
+];
+
+/// Every command the server knows.
+#[rustfmt::skip]
+pub static COMMANDS: &[CommandSpec] = &[
+    cmd!("auth", C::Auth, -2, [S, L, T, F, N], 0, 0, 0, "connection", "1.0.0", "Authenticates the connection."),
+    cmd!("hello", C::Hello, -1, [S, L, T, F, N], 0, 0, 0, "connection", "6.0.0", "Handshakes with the server."),
+    cmd!("ping", C::Ping, -1, [F], 0, 0, 0, "connection", "1.0.0", "Returns the server's liveliness response."),
+    cmd!("echo", C::Echo, 2, [F], 0, 0, 0, "connection", "1.0.0", "Returns the given string."),
+    cmd!("quit", C::Quit, -1, [S, L, T, F, N], 0, 0, 0, "connection", "1.0.0", "Closes the connection."),
+    cmd!("reset", C::Reset, 1, [S, L, T, F, N], 0, 0, 0, "connection", "6.2.0", "Resets the connection."),
+    cmd!("select", C::Select, 2, [L, T, F], 0, 0, 0, "connection", "1.0.0", "Changes the selected database."),
+    cmd!("client", C::Client, -2, [], 0, 0, 0, "connection", "2.4.0", "A container for client connection commands.", CLIENT_SUBS),
+    cmd!("info", C::Info, -1, [L, T], 0, 0, 0, "server", "1.0.0", "Returns information and statistics about the server."),
+    cmd!("config", C::Config, -2, [], 0, 0, 0, "server", "2.0.0", "A container for server configuration commands.", CONFIG_SUBS),
+    cmd!("dbsize", C::Dbsize, 1, [R], 0, 0, 0, "server", "1.0.0", "Returns the number of keys in the database."),
+    cmd!("flushdb", C::Flushdb, -1, [W], 0, 0, 0, "server", "1.0.0", "Removes all keys from the current database."),
+    cmd!("flushall", C::Flushall, -1, [W], 0, 0, 0, "server", "1.0.0", "Removes all keys from all databases."),
+    cmd!("time", C::Time, 1, [L, T, F], 0, 0, 0, "server", "2.6.0", "Returns the server time."),
+    cmd!("command", C::Command, -1, [L, T], 0, 0, 0, "server", "2.8.13", "Returns detailed information about all commands.", COMMAND_SUBS),
+    cmd!("get", C::Get, 2, [R, F], 1, 1, 1, "string", "1.0.0", "Returns the string value of a key."),
+    cmd!("set", C::Set, -3, [W, D], 1, 1, 1, "string", "1.0.0", "Sets the string value of a key, ignoring its type."),
+    cmd!("setnx", C::Setnx, 3, [W, D, F], 1, 1, 1, "string", "1.0.0", "Set the string value of a key only when the key doesn't exist."),
+    cmd!("setex", C::Setex, 4, [W, D], 1, 1, 1, "string", "2.0.0", "Sets the string value and expiration time of a key."),
+    cmd!("psetex", C::Psetex, 4, [W, D], 1, 1, 1, "string", "2.6.0", "Sets both string value and expiration time in milliseconds of a key."),
+    cmd!("getset", C::Getset, 3, [W, D, F], 1, 1, 1, "string", "1.0.0", "Returns the previous string value of a key after setting it to a new value."),
+    cmd!("getdel", C::Getdel, 2, [W, F], 1, 1, 1, "string", "6.2.0", "Returns the string value of a key after deleting the key."),
+    cmd!("getex", C::Getex, -2, [W, F], 1, 1, 1, "string", "6.2.0", "Returns the string value of a key after setting its expiration time."),
+    cmd!("mget", C::Mget, -2, [R, F], 1, -1, 1, "string", "1.0.0", "Atomically returns the string values of one or more keys."),
+    cmd!("mset", C::Mset, -3, [W, D], 1, -1, 2, "string", "1.0.1", "Atomically creates or modifies the string values of one or more keys."),
+    cmd!("msetnx", C::Msetnx, -3, [W, D], 1, -1, 2, "string", "1.0.1", "Atomically modifies the string values of one or more keys only when all keys don't exist."),
+    cmd!("append", C::Append, 3, [W, D, F], 1, 1, 1, "string", "2.0.0", "Appends a string to the value of a key. Creates the key if it doesn't exist."),
+    cmd!("strlen", C::Strlen, 2, [R, F], 1, 1, 1, "string", "2.2.0", "Returns the length of a string value."),
+    cmd!("getrange", C::Getrange, 4, [R], 1, 1, 1, "string", "2.4.0", "Returns a substring of the string stored at a key."),
+    cmd!("setrange", C::Setrange, 4, [W, D], 1, 1, 1, "string", "2.2.0", "Overwrites a part of a string value with another by an offset."),
+    cmd!("incr", C::Incr, 2, [W, D, F], 1, 1, 1, "string", "1.0.0", "Increments the integer value of a key by one."),
+    cmd!("decr", C::Decr, 2, [W, D, F], 1, 1, 1, "string", "1.0.0", "Decrements the integer value of a key by one."),
+    cmd!("incrby", C::Incrby, 3, [W, D, F], 1, 1, 1, "string", "1.0.0", "Increments the integer value of a key by a number."),
+    cmd!("decrby", C::Decrby, 3, [W, D, F], 1, 1, 1, "string", "1.0.0", "Decrements a number from the integer value of a key."),
+    cmd!("incrbyfloat", C::Incrbyfloat, 3, [W, D, F], 1, 1, 1, "string", "2.6.0", "Increment the floating point value of a key by a number."),
+    cmd!("del", C::Del, -2, [W], 1, -1, 1, "generic", "1.0.0", "Deletes one or more keys."),
+    cmd!("unlink", C::Unlink, -2, [W, F], 1, -1, 1, "generic", "4.0.0", "Asynchronously deletes one or more keys."),
+    cmd!("exists", C::Exists, -2, [R, F], 1, -1, 1, "generic", "1.0.0", "Determines whether one or more keys exist."),
+    cmd!("type", C::Type, 2, [R, F], 1, 1, 1, "generic", "1.0.0", "Determines the type of value stored at a key."),
+    cmd!("keys", C::Keys, 2, [R], 0, 0, 0, "generic", "1.0.0", "Returns all key names that match a pattern."),
+    cmd!("scan", C::Scan, -2, [R], 0, 0, 0, "generic", "2.8.0", "Iterates over the key names in the database."),
+    cmd!("randomkey", C::Randomkey, 1, [R], 0, 0, 0, "generic", "1.0.0", "Returns a random key name from the database."),
+    cmd!("rename", C::Rename, 3, [W], 1, 2, 1, "generic", "1.0.0", "Renames a key and overwrites the destination."),
+    cmd!("renamenx", C::Renamenx, 3, [W, F], 1, 2, 1, "generic", "1.0.0", "Renames a key only when the target key name doesn't exist."),
+    cmd!("expire", C::Expire, -3, [W, F], 1, 1, 1, "generic", "1.0.0", "Sets the expiration time of a key in seconds."),
+    cmd!("pexpire", C::Pexpire, -3, [W, F], 1, 1, 1, "generic", "2.6.0", "Sets the expiration time of a key in milliseconds."),
+    cmd!("expireat", C::Expireat, -3, [W, F], 1, 1, 1, "generic", "1.2.0", "Sets the expiration time of a key to a Unix timestamp."),
+    cmd!("pexpireat", C::Pexpireat, -3, [W, F], 1, 1, 1, "generic", "2.6.0", "Sets the expiration time of a key to a Unix milliseconds timestamp."),
+    cmd!("ttl", C::Ttl, 2, [R, F], 1, 1, 1, "generic", "1.0.0", "Returns the expiration time in seconds of a key."),
+    cmd!("pttl", C::Pttl, 2, [R, F], 1, 1, 1, "generic", "2.6.0", "Returns the expiration time in milliseconds of a key."),
+    cmd!("expiretime", C::Expiretime, 2, [R, F], 1, 1, 1, "generic", "7.0.0", "Returns the expiration time of a key as a Unix timestamp."),
+    cmd!("pexpiretime", C::Pexpiretime, 2, [R, F], 1, 1, 1, "generic", "7.0.0", "Returns the expiration time of a key as a Unix milliseconds timestamp."),
+    cmd!("persist", C::Persist, 2, [W, F], 1, 1, 1, "generic", "2.2.0", "Removes the expiration time of a key."),
+    cmd!("copy", C::Copy, -3, [W, D], 1, 2, 1, "generic", "6.2.0", "Copies the value of a key to a new key."),
+    cmd!("hset", C::Hset, -4, [W, D, F], 1, 1, 1, "hash", "2.0.0", "Creates or modifies the value of a field in a hash."),
+    cmd!("hget", C::Hget, 3, [R, F], 1, 1, 1, "hash", "2.0.0", "Returns the value of a field in a hash."),
+    cmd!("hdel", C::Hdel, -3, [W, F], 1, 1, 1, "hash", "2.0.0", "Deletes one or more fields and their values from a hash."),
+    cmd!("hgetall", C::Hgetall, 2, [R], 1, 1, 1, "hash", "2.0.0", "Returns all fields and values in a hash."),
+    cmd!("hlen", C::Hlen, 2, [R, F], 1, 1, 1, "hash", "2.0.0", "Returns the number of fields in a hash."),
+    cmd!("hexists", C::Hexists, 3, [R, F], 1, 1, 1, "hash", "2.0.0", "Determines whether a field exists in a hash."),
+    cmd!("hkeys", C::Hkeys, 2, [R], 1, 1, 1, "hash", "2.0.0", "Returns all fields in a hash."),
+    cmd!("hvals", C::Hvals, 2, [R], 1, 1, 1, "hash", "2.0.0", "Returns all values in a hash."),
+    cmd!("hmget", C::Hmget, -3, [R, F], 1, 1, 1, "hash", "2.0.0", "Returns the values of all fields in a hash."),
+    cmd!("hmset", C::Hmset, -4, [W, D, F], 1, 1, 1, "hash", "2.0.0", "Sets the values of multiple fields."),
+    cmd!("hsetnx", C::Hsetnx, 4, [W, D, F], 1, 1, 1, "hash", "2.0.0", "Sets the value of a field in a hash only when the field doesn't exist."),
+    cmd!("hincrby", C::Hincrby, 4, [W, D, F], 1, 1, 1, "hash", "2.0.0", "Increments the integer value of a field in a hash by a number."),
+    cmd!("hincrbyfloat", C::Hincrbyfloat, 4, [W, D, F], 1, 1, 1, "hash", "2.6.0", "Increments the floating point value of a field by a number."),
+    cmd!("hstrlen", C::Hstrlen, 3, [R, F], 1, 1, 1, "hash", "3.2.0", "Returns the length of the value of a field."),
+    cmd!("hscan", C::Hscan, -3, [R], 1, 1, 1, "hash", "2.8.0", "Iterates over fields and values of a hash."),
+    cmd!("multi", C::Multi, 1, [S, L, T, F], 0, 0, 0, "transactions", "1.2.0", "Starts a transaction."),
+    cmd!("exec", C::Exec, 1, [S, L, T], 0, 0, 0, "transactions", "1.2.0", "Executes all commands in a transaction."),
+    cmd!("discard", C::Discard, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.0.0", "Discards a transaction."),
+    cmd!("watch", C::Watch, -2, [S, L, T, F], 1, -1, 1, "transactions", "2.2.0", "Monitors changes to keys to determine the execution of a transaction."),
+    cmd!("unwatch", C::Unwatch, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.2.0", "Forgets about watched keys of a transaction."),
+];
+
+/// Looks a command up by name (case-insensitive).
+#[must_use]
+pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
+    COMMANDS
+        .iter()
+        .find(|c| c.name.len() == name.len() && c.name.as_bytes().eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_lowercase_and_found() {
+        let mut names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len());
+        for c in COMMANDS {
+            assert_eq!(c.name, c.name.to_ascii_lowercase());
+            assert!(std::ptr::eq(
+                lookup(c.name.to_uppercase().as_bytes()).unwrap(),
+                c
+            ));
+            assert!(c.arity != 0);
+        }
+        assert!(lookup(b"nosuch").is_none());
+    }
+
+    #[test]
+    fn arity_rules() {
+        assert!(arity_ok(2, 2));
+        assert!(!arity_ok(2, 3));
+        assert!(arity_ok(-3, 3));
+        assert!(arity_ok(-3, 9));
+        assert!(!arity_ok(-3, 2));
+    }
+}

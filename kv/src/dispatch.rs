@@ -1,0 +1,333 @@
+//! The dispatcher: looks the command up in the table, checks arity and authentication once,
+//! queues inside MULTI, and runs the handler. Data commands run in one [`KvTxn`] that commits
+//! (durably) before the reply is returned; a handler error rolls it back, so nothing is ever
+//! half-applied. Errors become replies here and only here ([`KvError::to_reply_text`]).
+
+use crate::cmd;
+use crate::command_table::{CommandId as C, CommandSpec, Flag, arity_ok, lookup};
+use crate::error::{KvError, KvResult};
+use crate::kv_server::{KvServer, Stats};
+use crate::reply::Reply;
+use crate::session::{MultiState, Session};
+use crate::store::KvTxn;
+use bytes::Bytes;
+
+/// Longest argument text quoted in an unknown-command error (as Redis).
+const UNKNOWN_ARGS_QUOTE: usize = 128;
+
+fn unknown_command(args: &[Bytes]) -> String {
+    let name = args
+        .first()
+        .map(|a| String::from_utf8_lossy(a))
+        .unwrap_or_default();
+    let mut quoted = String::new();
+    for a in args.iter().skip(1) {
+        if quoted.len() >= UNKNOWN_ARGS_QUOTE {
+            break;
+        }
+        let room = UNKNOWN_ARGS_QUOTE - quoted.len();
+        let text = String::from_utf8_lossy(a);
+        let cut: String = text.chars().take(room).collect();
+        quoted.push_str(&format!("'{cut}' "));
+    }
+    let name: String = name.chars().take(UNKNOWN_ARGS_QUOTE).collect();
+    format!("ERR unknown command '{name}', with args beginning with: {quoted}")
+}
+
+/// Resolves the spec and checks arity (of the command and of its subcommand).
+fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
+    let name = args.first().map(Bytes::as_ref).unwrap_or_default();
+    let spec = lookup(name).ok_or_else(|| unknown_command(args))?;
+    if !arity_ok(spec.arity, args.len()) {
+        return Err(KvError::arity(spec.name).to_reply_text());
+    }
+    if let Some(sub) = args.get(1).and_then(|name| spec.subcommand(name))
+        && !arity_ok(sub.arity, args.len())
+    {
+        return Err(KvError::arity(&format!("{}|{}", spec.name, sub.name)).to_reply_text());
+    }
+    Ok(spec)
+}
+
+/// True for commands that run inside a data transaction.
+fn is_data_command(spec: &CommandSpec) -> bool {
+    (spec.has(Flag::Write) || spec.has(Flag::Readonly))
+        && !matches!(spec.id, C::Flushdb | C::Flushall | C::Dbsize)
+}
+
+impl KvServer {
+    /// Executes one request (`args[0]` is the command name) for `session`.
+    pub async fn execute(&self, session: &mut Session, args: Vec<Bytes>) -> Reply {
+        let spec = match resolve(&args) {
+            Ok(spec) => spec,
+            Err(text) => {
+                if let Some(multi) = session.multi.as_mut() {
+                    multi.dirty = true;
+                }
+                return Reply::Error(text);
+            }
+        };
+        if !session.authenticated && !spec.has(Flag::NoAuth) {
+            return Reply::error("NOAUTH Authentication required.");
+        }
+        Stats::bump(&self.stats.commands_processed);
+        session.update_entry(|e| {
+            e.last_active = std::time::Instant::now();
+            e.last_cmd = match (spec.subcommands.is_empty(), args.get(1)) {
+                (false, Some(sub)) => {
+                    format!(
+                        "{}|{}",
+                        spec.name,
+                        String::from_utf8_lossy(sub).to_lowercase()
+                    )
+                }
+                _ => spec.name.to_string(),
+            };
+        });
+        if session.multi.is_some()
+            && !matches!(
+                spec.id,
+                C::Exec | C::Discard | C::Multi | C::Watch | C::Quit | C::Reset
+            )
+        {
+            if let Some(multi) = session.multi.as_mut() {
+                multi.queued.push(args);
+            }
+            session.sync_entry();
+            return Reply::Simple("QUEUED".into());
+        }
+        let reply = match spec.id {
+            C::Multi => self.multi(session),
+            C::Exec => self.exec(session).await,
+            C::Discard => self.discard(session),
+            C::Watch => self.watch(session, &args).await,
+            C::Unwatch => {
+                self.watches.unwatch(&std::mem::take(&mut session.watched));
+                Ok(Reply::ok())
+            }
+            _ => self.run(session, spec, &args).await,
+        };
+        session.sync_entry();
+        reply.unwrap_or_else(|e| Reply::Error(e.to_reply_text()))
+    }
+
+    /// Runs a resolved, non-transaction-control command.
+    async fn run(
+        &self,
+        session: &mut Session,
+        spec: &'static CommandSpec,
+        args: &[Bytes],
+    ) -> KvResult<Reply> {
+        if !is_data_command(spec) {
+            return self.run_immediate(session, spec, args).await;
+        }
+        let mut tx = self.store.begin(crate::clock::now_ms());
+        let reply = self.run_data(&mut tx, session.db, spec.id, args).await?;
+        self.commit(tx).await?;
+        Ok(reply)
+    }
+
+    async fn commit(&self, tx: KvTxn<'_>) -> KvResult<()> {
+        if !tx.is_read_only() {
+            // Before commit, while the locks are held: see watch.rs.
+            self.watches.touch(tx.locked_keys());
+        }
+        tx.commit().await
+    }
+
+    /// Commands that touch only session or server state (or manage their own storage access).
+    async fn run_immediate(
+        &self,
+        session: &mut Session,
+        spec: &'static CommandSpec,
+        args: &[Bytes],
+    ) -> KvResult<Reply> {
+        match spec.id {
+            C::Auth => cmd::connection::auth(self, session, args),
+            C::Hello => cmd::connection::hello(self, session, args),
+            C::Ping => cmd::connection::ping(session, args),
+            C::Echo => cmd::connection::echo(args),
+            C::Quit => {
+                session.closing = true;
+                Ok(Reply::ok())
+            }
+            C::Reset => Ok(self.reset(session)),
+            C::Select => cmd::connection::select(session, args),
+            C::Client => cmd::connection::client(self, session, args),
+            C::Info => cmd::server::info(self, session.protocol, args),
+            C::Config => cmd::server::config(self, args),
+            C::Dbsize => cmd::server::dbsize(self, session.db),
+            C::Flushdb => cmd::server::flushdb(self, session.db, args).await,
+            C::Flushall => cmd::server::flushall(self, args).await,
+            C::Time => Ok(cmd::server::time()),
+            C::Command => cmd::introspection::command(args),
+            _ => Err(KvError::command(format!(
+                "ERR internal error: '{}' has no handler",
+                spec.name
+            ))),
+        }
+    }
+
+    /// Data commands: run inside `tx` against `db`.
+    async fn run_data(&self, tx: &mut KvTxn<'_>, db: u8, id: C, args: &[Bytes]) -> KvResult<Reply> {
+        use cmd::{generic as g, hashes as h, strings as s};
+        let max = self.config.proto_max_bulk_len;
+        match id {
+            C::Get => s::get(self, tx, db, args),
+            C::Set => s::set(tx, db, args).await,
+            C::Setnx => s::setnx(tx, db, args).await,
+            C::Setex => s::setex(tx, db, args, 1000, "setex").await,
+            C::Psetex => s::setex(tx, db, args, 1, "psetex").await,
+            C::Getset => s::getset(tx, db, args).await,
+            C::Getdel => s::getdel(tx, db, args).await,
+            C::Getex => s::getex(tx, db, args).await,
+            C::Mget => s::mget(tx, db, args),
+            C::Mset => s::mset(tx, db, args, false).await,
+            C::Msetnx => s::mset(tx, db, args, true).await,
+            C::Append => s::append(tx, db, args, max).await,
+            C::Strlen => s::strlen(tx, db, args),
+            C::Getrange => s::getrange(tx, db, args),
+            C::Setrange => s::setrange(tx, db, args, max).await,
+            C::Incr => s::incr_by(tx, db, args, Some(1)).await,
+            C::Decr => s::incr_by(tx, db, args, Some(-1)).await,
+            C::Incrby => s::incr_by(tx, db, args, None).await,
+            C::Decrby => s::decr_by(tx, db, args).await,
+            C::Incrbyfloat => s::incr_by_float(tx, db, args).await,
+            C::Del | C::Unlink => g::del(tx, db, args).await,
+            C::Exists => g::exists(tx, db, args),
+            C::Type => g::key_type(tx, db, args),
+            C::Keys => g::keys(tx, db, args),
+            C::Scan => g::scan(self, tx, db, args),
+            C::Randomkey => g::randomkey(tx, db),
+            C::Rename => g::rename(tx, db, args, false).await,
+            C::Renamenx => g::rename(tx, db, args, true).await,
+            C::Expire => g::expire(tx, db, args, g::ExpireUnit::RelativeSeconds).await,
+            C::Pexpire => g::expire(tx, db, args, g::ExpireUnit::RelativeMillis).await,
+            C::Expireat => g::expire(tx, db, args, g::ExpireUnit::AbsoluteSeconds).await,
+            C::Pexpireat => g::expire(tx, db, args, g::ExpireUnit::AbsoluteMillis).await,
+            C::Ttl => g::ttl(tx, db, args, g::TtlForm::RelativeSeconds),
+            C::Pttl => g::ttl(tx, db, args, g::TtlForm::RelativeMillis),
+            C::Expiretime => g::ttl(tx, db, args, g::TtlForm::AbsoluteSeconds),
+            C::Pexpiretime => g::ttl(tx, db, args, g::TtlForm::AbsoluteMillis),
+            C::Persist => g::persist(tx, db, args).await,
+            C::Copy => g::copy(tx, db, args).await,
+            C::Hset => h::hset(tx, db, args, h::HsetReply::Added).await,
+            C::Hmset => h::hset(tx, db, args, h::HsetReply::Ok).await,
+            C::Hsetnx => h::hsetnx(tx, db, args).await,
+            C::Hget => h::hget(tx, db, args),
+            C::Hmget => h::hmget(tx, db, args),
+            C::Hdel => h::hdel(tx, db, args).await,
+            C::Hgetall => h::hgetall(tx, db, args, h::HashPart::Both),
+            C::Hkeys => h::hgetall(tx, db, args, h::HashPart::Fields),
+            C::Hvals => h::hgetall(tx, db, args, h::HashPart::Values),
+            C::Hlen => h::hlen(tx, db, args),
+            C::Hexists => h::hexists(tx, db, args),
+            C::Hstrlen => h::hstrlen(tx, db, args),
+            C::Hincrby => h::hincrby(tx, db, args).await,
+            C::Hincrbyfloat => h::hincrbyfloat(tx, db, args).await,
+            C::Hscan => h::hscan(self, tx, db, args),
+            other => Err(KvError::command(format!(
+                "ERR internal error: {other:?} is not a data command"
+            ))),
+        }
+    }
+
+    fn multi(&self, session: &mut Session) -> KvResult<Reply> {
+        if session.multi.is_some() {
+            return Err(KvError::command("ERR MULTI calls can not be nested"));
+        }
+        session.multi = Some(MultiState::default());
+        Ok(Reply::ok())
+    }
+
+    fn discard(&self, session: &mut Session) -> KvResult<Reply> {
+        if session.multi.take().is_none() {
+            return Err(KvError::command("ERR DISCARD without MULTI"));
+        }
+        self.watches.unwatch(&std::mem::take(&mut session.watched));
+        Ok(Reply::ok())
+    }
+
+    async fn watch(&self, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
+        if session.multi.is_some() {
+            return Err(KvError::command("ERR WATCH inside MULTI is not allowed"));
+        }
+        for key in args.iter().skip(1) {
+            let epoch = self.watches.watch(session.db, key.clone());
+            session.watched.push((session.db, key.clone(), epoch));
+        }
+        Ok(Reply::ok())
+    }
+
+    /// EXEC: all queued data commands run in ONE transaction and one commit.
+    async fn exec(&self, session: &mut Session) -> KvResult<Reply> {
+        let Some(multi) = session.multi.take() else {
+            return Err(KvError::command("ERR EXEC without MULTI"));
+        };
+        let watched = std::mem::take(&mut session.watched);
+        if multi.dirty {
+            self.watches.unwatch(&watched);
+            return Err(KvError::command(
+                "EXECABORT Transaction discarded because of previous errors.",
+            ));
+        }
+        let mut tx = self.store.begin(crate::clock::now_ms());
+        let result = self
+            .exec_queued(session, &mut tx, &watched, multi.queued)
+            .await;
+        self.watches.unwatch(&watched);
+        let replies = match result? {
+            Some(replies) => replies,
+            None => return Ok(Reply::NullArray),
+        };
+        self.commit(tx).await?;
+        Ok(Reply::Array(replies))
+    }
+
+    async fn exec_queued(
+        &self,
+        session: &mut Session,
+        tx: &mut KvTxn<'_>,
+        watched: &[(u8, Bytes, u64)],
+        queued: Vec<Vec<Bytes>>,
+    ) -> KvResult<Option<Vec<Reply>>> {
+        for (db, key, _) in watched {
+            tx.lock_keys(*db, &[key.as_ref()]).await?;
+        }
+        if self.watches.any_changed(watched) {
+            return Ok(None);
+        }
+        let mut replies = Vec::with_capacity(queued.len());
+        for args in queued {
+            let spec = match resolve(&args) {
+                Ok(spec) => spec,
+                Err(text) => {
+                    replies.push(Reply::Error(text));
+                    continue;
+                }
+            };
+            let reply = if is_data_command(spec) {
+                self.run_data(tx, session.db, spec.id, &args).await
+            } else {
+                self.run_immediate(session, spec, &args).await
+            };
+            match reply {
+                Ok(reply) => replies.push(reply),
+                // Lock conflicts and storage failures abort the whole EXEC (nothing applied).
+                Err(e) if e.kind() != crate::error::ErrorKind::Command => return Err(e),
+                Err(e) => replies.push(Reply::Error(e.to_reply_text())),
+            }
+        }
+        Ok(Some(replies))
+    }
+
+    fn reset(&self, session: &mut Session) -> Reply {
+        session.multi = None;
+        self.watches.unwatch(&std::mem::take(&mut session.watched));
+        session.db = 0;
+        session.protocol = crate::session::Protocol::Resp2;
+        session.name = None;
+        session.authenticated = !self.requires_auth();
+        Reply::Simple("RESET".into())
+    }
+}

@@ -1,0 +1,301 @@
+//! [`Store`] (the kv keyspaces of one engine) and [`KvTxn`], the transaction every data command
+//! runs in. Invariants:
+//! - Writers take the meta lock of a key (`meta_for_update`) before touching its meta or members,
+//!   so members need no locks of their own; multi-key writers lock in sorted key order.
+//! - An expired meta record reads as absent everywhere; a writer that finds one replaces it with
+//!   a fresh incarnation, so stale members of the old one are never visible again.
+//! - Nothing is visible to others or acknowledged before [`KvTxn::commit`] returns (durable).
+
+use crate::error::KvResult;
+use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta};
+use bytes::Bytes;
+use orcinus_storage::{Direction, Engine, Keyspace, Slice, Transaction};
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Keyspace of per-key metadata.
+pub const META_KEYSPACE: &str = "kv_meta";
+/// Keyspace of collection members.
+pub const DATA_KEYSPACE: &str = "kv_data";
+
+/// Deletes per batch in FLUSHDB / FLUSHALL.
+pub const FLUSH_BATCH: usize = 10_000;
+
+/// The kv keyspaces on one engine plus the incarnation generator.
+pub struct Store {
+    engine: Engine,
+    meta: Keyspace,
+    data: Keyspace,
+    next_incarnation: AtomicU64,
+}
+
+impl Store {
+    /// Opens (creating if needed) the kv keyspaces.
+    pub fn open(engine: Engine) -> KvResult<Self> {
+        let meta = engine.keyspace(META_KEYSPACE)?;
+        let data = engine.keyspace(DATA_KEYSPACE)?;
+        // Incarnations are `ms << 11 | counter` at start-up, then increment: unique across
+        // restarts unless the clock moves back by more than the ids used since.
+        let seed = crate::clock::now_ms() << 11;
+        Ok(Self {
+            engine,
+            meta,
+            data,
+            next_incarnation: AtomicU64::new(seed),
+        })
+    }
+
+    /// The engine.
+    #[must_use]
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The meta keyspace.
+    #[must_use]
+    pub fn meta_keyspace(&self) -> &Keyspace {
+        &self.meta
+    }
+
+    /// The data keyspace.
+    #[must_use]
+    pub fn data_keyspace(&self) -> &Keyspace {
+        &self.data
+    }
+
+    /// A fresh incarnation id.
+    pub fn new_incarnation(&self) -> u64 {
+        self.next_incarnation.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Counts the live keys of `db` and how many of them have an expiry (a full scan of the
+    /// db's meta records: O(keys)).
+    pub fn count_keys(&self, db: u8, now_ms: u64) -> KvResult<(u64, u64)> {
+        let (mut keys, mut expires) = (0u64, 0u64);
+        for item in self.engine.snapshot().prefix(&self.meta, &[db]) {
+            let (_, raw) = item?;
+            let meta = Meta::decode(&raw)?;
+            if !meta.is_expired(now_ms) {
+                keys += 1;
+                expires += u64::from(meta.expire_at_ms != 0);
+            }
+        }
+        Ok((keys, expires))
+    }
+
+    /// Deletes every record of `db` (meta and members) in batches of [`FLUSH_BATCH`]. Writes
+    /// that commit concurrently may survive, as if they ran after the flush.
+    pub async fn flush_db(&self, db: u8) -> KvResult<()> {
+        for ks in [&self.meta, &self.data] {
+            loop {
+                let mut batch = self.engine.batch();
+                for item in self.engine.snapshot().prefix(ks, &[db]).take(FLUSH_BATCH) {
+                    let (k, _) = item?;
+                    batch.delete(ks, k.to_vec());
+                }
+                if batch.is_empty() {
+                    break;
+                }
+                batch.commit().await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Begins a transaction at time `now_ms` (used for every expiry decision inside it).
+    #[must_use]
+    pub fn begin(&self, now_ms: u64) -> KvTxn<'_> {
+        KvTxn {
+            store: self,
+            txn: self.engine.begin(),
+            now_ms,
+            locked: Vec::new(),
+        }
+    }
+}
+
+/// A page of (user key, type) pairs and the user key to resume from, if any.
+pub type KeyPage = (Vec<(Bytes, KeyType)>, Option<Bytes>);
+
+/// A transaction over the kv keyspaces.
+pub struct KvTxn<'a> {
+    store: &'a Store,
+    txn: Transaction,
+    now_ms: u64,
+    // Meta keys this transaction locked (for WATCH epochs).
+    locked: Vec<Vec<u8>>,
+}
+
+fn live(raw: Option<Slice>, now_ms: u64) -> KvResult<Option<Meta>> {
+    match raw {
+        None => Ok(None),
+        Some(raw) => {
+            let meta = Meta::decode(&raw)?;
+            Ok((!meta.is_expired(now_ms)).then_some(meta))
+        }
+    }
+}
+
+impl<'a> KvTxn<'a> {
+    /// The store.
+    #[must_use]
+    pub fn store(&self) -> &'a Store {
+        self.store
+    }
+
+    /// The time all expiry decisions of this transaction use.
+    #[must_use]
+    pub fn now_ms(&self) -> u64 {
+        self.now_ms
+    }
+
+    /// Consistent read of a key's live meta.
+    pub fn meta(&self, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
+        live(
+            self.txn.get(&self.store.meta, &meta_key(db, key))?,
+            self.now_ms,
+        )
+    }
+
+    /// Locks the key and reads its latest live meta.
+    pub async fn meta_for_update(&mut self, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
+        let mkey = meta_key(db, key);
+        let raw = self.txn.get_for_update(&self.store.meta, &mkey).await?;
+        self.locked.push(mkey);
+        live(raw, self.now_ms)
+    }
+
+    /// True if a meta record (live or expired) exists for the key (latest committed state).
+    pub fn raw_meta_exists(&self, db: u8, key: &[u8]) -> KvResult<bool> {
+        Ok(self
+            .txn
+            .get_latest(&self.store.meta, &meta_key(db, key))?
+            .is_some())
+    }
+
+    /// Locks all `keys` in sorted order (deadlock-free between multi-key commands).
+    pub async fn lock_keys(&mut self, db: u8, keys: &[&[u8]]) -> KvResult<()> {
+        let mut sorted: Vec<&[u8]> = keys.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        for key in sorted {
+            let mkey = meta_key(db, key);
+            self.txn.lock(&self.store.meta, &mkey).await?;
+            self.locked.push(mkey);
+        }
+        Ok(())
+    }
+
+    /// Writes a key's meta (caller holds the key's lock).
+    pub async fn put_meta(&mut self, db: u8, key: &[u8], meta: &Meta) -> KvResult<()> {
+        let mkey = meta_key(db, key);
+        self.txn.put(&self.store.meta, &mkey, meta.encode()).await?;
+        self.locked.push(mkey);
+        Ok(())
+    }
+
+    /// Deletes a key's meta; members of its incarnation become garbage for the sweeper.
+    pub async fn delete_meta(&mut self, db: u8, key: &[u8]) -> KvResult<()> {
+        let mkey = meta_key(db, key);
+        self.txn.delete(&self.store.meta, &mkey).await?;
+        self.locked.push(mkey);
+        Ok(())
+    }
+
+    /// Moves the read snapshot to now (own writes stay visible). Collection writers call this
+    /// after locking the key, so member reads see every committed write to that key.
+    pub fn refresh(&mut self) {
+        self.txn.refresh_snapshot();
+    }
+
+    /// Reads one member (caller read the meta in this transaction).
+    pub fn member(&self, data_key: &[u8]) -> KvResult<Option<Slice>> {
+        Ok(self.txn.get(&self.store.data, data_key)?)
+    }
+
+    /// Writes one member (caller holds the owning key's lock).
+    pub async fn put_member(&mut self, data_key: &[u8], value: &[u8]) -> KvResult<()> {
+        self.txn.put(&self.store.data, data_key, value).await?;
+        Ok(())
+    }
+
+    /// Deletes one member (caller holds the owning key's lock).
+    pub async fn delete_member(&mut self, data_key: &[u8]) -> KvResult<()> {
+        self.txn.delete(&self.store.data, data_key).await?;
+        Ok(())
+    }
+
+    /// All (member, value) pairs of one incarnation, in member order.
+    pub fn members(&self, db: u8, key: &[u8], incarnation: u64) -> KvResult<Vec<(Bytes, Bytes)>> {
+        let prefix = data_prefix(db, key, incarnation);
+        let mut out = Vec::new();
+        for item in self
+            .txn
+            .scan_prefix(&self.store.data, &prefix, Direction::Forward)
+        {
+            let (k, v) = item?;
+            let member = k.get(prefix.len()..).unwrap_or_default();
+            out.push((Bytes::copy_from_slice(member), Bytes::copy_from_slice(&v)));
+        }
+        Ok(out)
+    }
+
+    /// Live (user key, type) pairs of `db` whose user key starts with `prefix`, from `start`
+    /// (a user key, inclusive) on. Stops after `limit` records have been examined and then
+    /// returns the user key to resume from.
+    pub fn scan_keys(
+        &self,
+        db: u8,
+        prefix: &[u8],
+        start: Option<&[u8]>,
+        limit: usize,
+    ) -> KvResult<KeyPage> {
+        let scan_prefix = meta_key(db, prefix);
+        let lower = start.map(|s| meta_key(db, s));
+        let lower = match lower {
+            Some(l) if l > scan_prefix => l,
+            _ => scan_prefix.clone(),
+        };
+        let upper = orcinus_storage::prefix_upper_bound(&scan_prefix);
+        let upper_bound = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let iter = self.txn.scan(
+            &self.store.meta,
+            Bound::Included(&lower),
+            upper_bound,
+            Direction::Forward,
+        );
+        let mut out = Vec::new();
+        for (examined, item) in iter.enumerate() {
+            let (k, v) = item?;
+            let user_key = Bytes::copy_from_slice(user_key_of_meta(&k));
+            if examined >= limit {
+                return Ok((out, Some(user_key)));
+            }
+            let meta = Meta::decode(&v)?;
+            if !meta.is_expired(self.now_ms) {
+                out.push((user_key, meta.key_type));
+            }
+        }
+        Ok((out, None))
+    }
+
+    /// (db, user key) of every key this transaction locked.
+    pub fn locked_keys(&self) -> impl Iterator<Item = (u8, &[u8])> {
+        self.locked.iter().filter_map(|k| {
+            let (db, key) = k.split_first()?;
+            Some((*db, key))
+        })
+    }
+
+    /// Commits; returns once durable.
+    pub async fn commit(self) -> KvResult<()> {
+        self.txn.commit().await?;
+        Ok(())
+    }
+
+    /// True if nothing was written.
+    #[must_use]
+    pub fn is_read_only(&self) -> bool {
+        self.txn.is_read_only()
+    }
+}

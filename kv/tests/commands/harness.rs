@@ -1,0 +1,102 @@
+//! A kv server on a temp engine plus one session, with reply helpers.
+
+use orcinus_kv::{Bytes, KvConfig, KvServer, Reply, Session};
+use orcinus_storage::{Engine, StorageConfig};
+use std::sync::Arc;
+
+pub struct Harness {
+    pub session: Session,
+    pub server: Arc<KvServer>,
+    _dir: tempfile::TempDir,
+}
+
+impl Harness {
+    pub fn new() -> Self {
+        Self::with_config(KvConfig::default())
+    }
+
+    pub fn with_config(config: KvConfig) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(StorageConfig::for_test(dir.path().join("engine"))).unwrap();
+        let server = Arc::new(KvServer::open(engine, config).unwrap());
+        let session = server.new_session("127.0.0.1:40000".into(), "127.0.0.1:6379".into());
+        Self {
+            session,
+            server,
+            _dir: dir,
+        }
+    }
+
+    /// A second session on the same server.
+    pub fn new_session(&self) -> Session {
+        self.server
+            .new_session("127.0.0.1:40001".into(), "127.0.0.1:6379".into())
+    }
+
+    /// Runs a whitespace-separated command.
+    pub async fn run(&mut self, line: &str) -> Reply {
+        let args = line
+            .split_whitespace()
+            .map(|w| Bytes::copy_from_slice(w.as_bytes()))
+            .collect();
+        self.server.execute(&mut self.session, args).await
+    }
+
+    /// Runs a command given as byte arguments.
+    pub async fn raw(&mut self, args: &[&[u8]]) -> Reply {
+        let args = args.iter().map(|a| Bytes::copy_from_slice(a)).collect();
+        self.server.execute(&mut self.session, args).await
+    }
+}
+
+pub async fn run_in(server: &KvServer, session: &mut Session, line: &str) -> Reply {
+    let args = line
+        .split_whitespace()
+        .map(|w| Bytes::copy_from_slice(w.as_bytes()))
+        .collect();
+    server.execute(session, args).await
+}
+
+pub fn ok() -> Reply {
+    Reply::ok()
+}
+
+pub fn int(n: i64) -> Reply {
+    Reply::Integer(n)
+}
+
+pub fn bulk(s: &str) -> Reply {
+    Reply::bulk(s)
+}
+
+pub fn null() -> Reply {
+    Reply::Null
+}
+
+pub fn err(text: &str) -> Reply {
+    Reply::Error(text.into())
+}
+
+pub fn array(items: &[&str]) -> Reply {
+    Reply::Array(items.iter().map(|s| bulk(s)).collect())
+}
+
+pub const WRONGTYPE: &str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+pub const SYNTAX: &str = "ERR syntax error";
+pub const NOT_INT: &str = "ERR value is not an integer or out of range";
+
+/// Sorted bulk strings of an array reply.
+pub fn sorted(reply: Reply) -> Vec<String> {
+    let Reply::Array(items) = reply else {
+        panic!("not an array: {reply:?}");
+    };
+    let mut out: Vec<String> = items
+        .into_iter()
+        .map(|r| match r {
+            Reply::Bulk(b) => String::from_utf8(b.to_vec()).unwrap(),
+            other => panic!("not bulk: {other:?}"),
+        })
+        .collect();
+    out.sort();
+    out
+}

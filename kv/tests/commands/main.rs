@@ -1,0 +1,20 @@
+//! Command tests against a real temporary engine: every command group, with its error cases
+//! and Redis error strings. One test binary (modules below) to keep link time down.
+
+// A test-only crate: helpers outside #[test] fns may unwrap and panic like the tests do.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod connection;
+mod generic;
+mod harness;
+mod hashes;
+mod model;
+mod server;
+mod strings;
+mod sweeper;
+mod transactions;

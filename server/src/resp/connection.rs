@@ -1,0 +1,108 @@
+//! One RESP connection: read bytes, decode requests, execute them in order, encode replies.
+//!
+//! Invariants:
+//! - Replies go out in request order; a pipelined batch is flushed whenever the pending output
+//!   passes [`FLUSH_THRESHOLD`] and whenever the input runs dry, and the next read waits for
+//!   that write. A client that stops reading therefore blocks only its own task, holding at
+//!   most one read buffer plus one flush batch — memory does not grow with its backlog.
+//! - A single reply larger than `client_output_buffer_limit` closes the connection.
+//! - The query buffer is capped (1 MiB before authentication, `client_query_buffer_limit`
+//!   after); a malformed request gets `-ERR Protocol error: …` and the connection closes.
+
+use super::RespSettings;
+use super::decoder::{DecodeLimits, RequestDecoder};
+use super::encoder::encode;
+use super::handler::CommandHandler;
+use orcinus_kv::bytes::BytesMut;
+use orcinus_kv::{Reply, Session};
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+
+/// Pending output size that triggers a write in the middle of a pipeline.
+pub const FLUSH_THRESHOLD: usize = 64 * 1024;
+/// Query buffer cap before authentication (Redis, CVE-2021-32675).
+pub const UNAUTH_QUERY_BUFFER_MAX: usize = 1024 * 1024;
+/// Read granularity.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// Serves one connection until the client closes it, QUIT, or a protocol error.
+pub async fn run<S, H>(
+    mut stream: S,
+    handler: Arc<H>,
+    settings: Arc<RespSettings>,
+    mut session: Session,
+) -> std::io::Result<()>
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+    H: CommandHandler,
+{
+    let mut input = BytesMut::with_capacity(READ_CHUNK);
+    let mut output: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    let mut decoder = RequestDecoder::new();
+    let output_limit = usize::try_from(settings.client_output_buffer_limit).unwrap_or(usize::MAX);
+    loop {
+        loop {
+            let limits = DecodeLimits {
+                max_bulk_len: settings.proto_max_bulk_len,
+                authenticated: session.authenticated,
+            };
+            let args = match decoder.decode(&mut input, &limits) {
+                Ok(Some(args)) => args,
+                Ok(None) => break,
+                Err(e) => {
+                    encode(&Reply::Error(e.reply_text()), session.protocol, &mut output);
+                    return close(&mut stream, &output).await;
+                }
+            };
+            let reply = handler.execute(&mut session, args).await;
+            let before = output.len();
+            encode(&reply, session.protocol, &mut output);
+            if output.len() - before > output_limit {
+                tracing::warn!(
+                    client = session.id,
+                    "closing RESP client: reply of {} bytes exceeds client_output_buffer_limit",
+                    output.len() - before
+                );
+                output.truncate(before);
+                return close(&mut stream, &output).await;
+            }
+            if session.closing {
+                return close(&mut stream, &output).await;
+            }
+            if output.len() >= FLUSH_THRESHOLD {
+                stream.write_all(&output).await?;
+                output.clear();
+            }
+        }
+        if !output.is_empty() {
+            stream.write_all(&output).await?;
+            output.clear();
+            if output.capacity() > 4 * FLUSH_THRESHOLD {
+                output.shrink_to(READ_CHUNK);
+            }
+        }
+        let cap = if session.authenticated {
+            usize::try_from(settings.client_query_buffer_limit).unwrap_or(usize::MAX)
+        } else {
+            UNAUTH_QUERY_BUFFER_MAX
+        };
+        if input.len() > cap {
+            let text = "ERR Protocol error: client query buffer limit exceeded";
+            encode(&Reply::Error(text.into()), session.protocol, &mut output);
+            return close(&mut stream, &output).await;
+        }
+        if input.capacity() - input.len() < READ_CHUNK {
+            input.reserve(READ_CHUNK.max(input.len().min(4 * 1024 * 1024)));
+        }
+        if stream.read_buf(&mut input).await? == 0 {
+            return Ok(());
+        }
+    }
+}
+
+async fn close<S: AsyncWrite + Unpin>(stream: &mut S, output: &[u8]) -> std::io::Result<()> {
+    if !output.is_empty() {
+        stream.write_all(output).await?;
+    }
+    stream.shutdown().await
+}
