@@ -200,6 +200,15 @@ impl Config {
         if self.resp.proto_max_bulk_len < 1024 * 1024 {
             return invalid("resp.proto_max_bulk_len must be at least 1048576".into());
         }
+        if self.resp.sweep_interval_ms == 0 {
+            return invalid("resp.sweep_interval_ms must be positive".into());
+        }
+        if self.resp.client_query_buffer_limit < 1024 * 1024 {
+            return invalid("resp.client_query_buffer_limit must be at least 1048576".into());
+        }
+        if self.resp.client_output_buffer_limit < 1024 * 1024 {
+            return invalid("resp.client_output_buffer_limit must be at least 1048576".into());
+        }
         Ok(())
     }
 

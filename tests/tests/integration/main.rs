@@ -11,6 +11,8 @@
 
 mod command_line;
 mod config_file;
+mod crash;
 mod harness;
 mod lifecycle;
+mod resp_client;
 mod startup_conflicts;
