@@ -44,7 +44,11 @@ pub fn ok_packet(
     put_lenenc_int(&mut p, last_insert_id);
     p.extend_from_slice(&status.to_le_bytes());
     p.extend_from_slice(&warnings.to_le_bytes());
-    p.extend_from_slice(info.as_bytes());
+    if !info.is_empty() {
+        // MySQL's net_send_ok writes the info as a length-encoded string (the manual's
+        // string<EOF> is wrong), and libmysqlclient reads it that way.
+        put_lenenc_bytes(&mut p, info.as_bytes());
+    }
     p
 }
 
