@@ -9,7 +9,7 @@ use mysql_async::{ChangeUserOpts, Conn, Error, OptsBuilder, Row, Value};
 use super::start;
 use crate::mysql::MysqlSettings;
 
-fn opts(addr: SocketAddr, user: &str, pass: Option<&str>, db: Option<&str>) -> OptsBuilder {
+pub fn opts(addr: SocketAddr, user: &str, pass: Option<&str>, db: Option<&str>) -> OptsBuilder {
     OptsBuilder::default()
         .ip_or_hostname(addr.ip().to_string())
         .tcp_port(addr.port())
@@ -25,7 +25,7 @@ async fn connect(addr: SocketAddr) -> Conn {
     Conn::new(opts(addr, "root", None, None)).await.unwrap()
 }
 
-fn server_code(e: Error) -> (u16, String) {
+pub fn server_code(e: Error) -> (u16, String) {
     match e {
         Error::Server(s) => (s.code, s.state),
         other => panic!("expected a server error, got {other:?}"),
