@@ -42,6 +42,10 @@ pub struct ConnectionSetup<E> {
     pub peer: IpAddr,
     /// `max_allowed_packet`.
     pub max_allowed_packet: u64,
+    /// Idle limit of non-interactive clients.
+    pub wait_timeout: Duration,
+    /// Idle limit of CLIENT_INTERACTIVE clients.
+    pub interactive_timeout: Duration,
 }
 
 struct Connection<E: SqlEngine, S> {
@@ -154,6 +158,7 @@ async fn open_session<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send>(
         connection_id: setup.connection_id,
         database: login.database.clone(),
         multi_statements: login.capabilities & capability::MULTI_STATEMENTS != 0,
+        interactive: login.capabilities & capability::INTERACTIVE != 0,
     };
     Ok(setup
         .engine
@@ -173,9 +178,21 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
     }
 
     async fn command_loop(&mut self) -> Result<(), ProtocolError> {
+        let idle_limit = if self.writer.capabilities & capability::INTERACTIVE != 0 {
+            self.setup.interactive_timeout
+        } else {
+            self.setup.wait_timeout
+        };
         loop {
             self.stream.reset_sequence();
-            let packet = match self.stream.read_packet().await {
+            let read = tokio::time::timeout(idle_limit, self.stream.read_packet()).await;
+            let Ok(read) = read else {
+                self.writer
+                    .error(&mut self.stream, &ErrPacket::idle_timeout());
+                let _ = self.stream.flush().await;
+                return Err(ProtocolError::IdleTimeout);
+            };
+            let packet = match read {
                 Ok(p) => p,
                 Err(ProtocolError::Closed) => return Ok(()),
                 Err(e) => {
@@ -316,7 +333,11 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                 return Ok(());
             }
         };
-        let response = self.session.query(sql).await;
+        let mut response = self.session.query(sql).await;
+        if response.completed.is_empty() && response.error.is_none() {
+            // Every query must be answered; an engine that returned nothing has a bug.
+            response.error = Some(SqlError::Internal("query produced no result".into()));
+        }
         let last = response.completed.len().saturating_sub(1);
         for (i, executed) in response.completed.iter().enumerate() {
             let more = i < last || response.error.is_some();

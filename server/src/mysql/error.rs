@@ -39,6 +39,9 @@ pub enum ProtocolError {
     /// The client did not finish the handshake in time.
     #[error("handshake timed out")]
     HandshakeTimeout,
+    /// The client sent no command within `wait_timeout` / `interactive_timeout`.
+    #[error("client idle longer than the wait timeout")]
+    IdleTimeout,
 }
 
 impl ProtocolError {
@@ -50,7 +53,7 @@ impl ProtocolError {
             Self::PacketTooLarge { .. } => "packet_too_large",
             Self::OutOfOrder { .. } => "out_of_order",
             Self::Malformed(_) => "malformed",
-            Self::HandshakeTimeout => "timeout",
+            Self::HandshakeTimeout | Self::IdleTimeout => "timeout",
         }
     }
 
@@ -84,6 +87,17 @@ impl ErrPacket {
         }
     }
 
+    /// ER_CLIENT_INTERACTION_TIMEOUT, sent before closing an idle connection (MySQL ≥ 8.0.24).
+    #[must_use]
+    pub fn idle_timeout() -> Self {
+        Self::new(
+            4031,
+            "HY000",
+            "The client was disconnected by the server because of inactivity. See wait_timeout \
+             and interactive_timeout for configuring this behavior.",
+        )
+    }
+
     /// ER_UNKNOWN_COM_ERROR.
     #[must_use]
     pub fn unknown_command() -> Self {
@@ -109,6 +123,7 @@ impl ErrPacket {
                 format!("Malformed communication packet ({what})"),
             ),
             ProtocolError::HandshakeTimeout => Self::new(1043, "08S01", "Bad handshake"),
+            ProtocolError::IdleTimeout => Self::idle_timeout(),
             ProtocolError::Io(_) | ProtocolError::Closed => {
                 Self::new(1158, "08S01", "Got an error reading communication packets")
             }

@@ -36,7 +36,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use orcinus_sql::session::{BootstrapEngine, SqlEngine};
+use orcinus_sql::session::{BootstrapEngine, SqlEngine, VariableDefaults};
 use orcinus_storage::Engine;
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
@@ -55,6 +55,10 @@ pub struct MysqlSettings {
     pub max_connections: usize,
     /// Largest accepted packet in bytes (MySQL `max_allowed_packet`).
     pub max_allowed_packet: u64,
+    /// Seconds an idle non-interactive connection is kept (MySQL `wait_timeout`).
+    pub wait_timeout_secs: u64,
+    /// Seconds an idle interactive connection is kept (MySQL `interactive_timeout`).
+    pub interactive_timeout_secs: u64,
 }
 
 impl Default for MysqlSettings {
@@ -62,6 +66,8 @@ impl Default for MysqlSettings {
         Self {
             max_connections: 4096,
             max_allowed_packet: 64 * 1024 * 1024,
+            wait_timeout_secs: 28_800,
+            interactive_timeout_secs: 28_800,
         }
     }
 }
@@ -77,7 +83,12 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     // The storage engine is held for the lifetime of the listener; the SQL layer will use it.
     let _storage = engine;
-    let sql = BootstrapEngine::new(constants::SERVER_VERSION, settings.max_allowed_packet);
+    let sql = BootstrapEngine::new(VariableDefaults {
+        version: constants::SERVER_VERSION.to_owned(),
+        max_allowed_packet: settings.max_allowed_packet,
+        wait_timeout: settings.wait_timeout_secs,
+        interactive_timeout: settings.interactive_timeout_secs,
+    });
     serve_engine(listener, Arc::new(sql), settings).await
 }
 
@@ -118,6 +129,8 @@ pub async fn serve_engine<E: SqlEngine>(
             connection_id,
             peer: peer.ip(),
             max_allowed_packet: settings.max_allowed_packet,
+            wait_timeout: Duration::from_secs(settings.wait_timeout_secs),
+            interactive_timeout: Duration::from_secs(settings.interactive_timeout_secs),
         };
         tokio::spawn(async move {
             let _slot = slot;

@@ -17,23 +17,19 @@ use super::outcome::{
 use super::probe::{Probe, ProbeExpr, ProbeItem, recognize, split_statements};
 use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
 use super::value::Value;
-use super::variables::{SessionVariables, VariableValue};
+use super::variables::{SessionVariables, VariableDefaults, VariableValue};
 
 /// The bootstrap engine (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct BootstrapEngine {
-    version: String,
-    max_allowed_packet: u64,
+    defaults: VariableDefaults,
 }
 
 impl BootstrapEngine {
-    /// An engine reporting `version` as `@@version` and `max_allowed_packet` as its variable.
+    /// An engine whose sessions start from `defaults`.
     #[must_use]
-    pub fn new(version: &str, max_allowed_packet: u64) -> Self {
-        Self {
-            version: version.to_owned(),
-            max_allowed_packet,
-        }
+    pub fn new(defaults: VariableDefaults) -> Self {
+        Self { defaults }
     }
 }
 
@@ -52,7 +48,7 @@ impl SqlEngine for BootstrapEngine {
             return Err(SqlError::UnknownDatabase(db.clone()));
         }
         Ok(BootstrapSession {
-            variables: SessionVariables::new(&self.version, self.max_allowed_packet),
+            variables: SessionVariables::new(&self.defaults, context.interactive),
             context,
         })
     }
@@ -265,16 +261,22 @@ mod tests {
     use super::*;
 
     async fn session() -> BootstrapSession {
-        BootstrapEngine::new("8.0.36-orcinus", 1 << 20)
-            .open_session(SessionContext {
-                user: "root".into(),
-                host: "127.0.0.1".into(),
-                connection_id: 7,
-                database: None,
-                multi_statements: false,
-            })
-            .await
-            .unwrap()
+        BootstrapEngine::new(VariableDefaults {
+            version: "8.0.36-orcinus".into(),
+            max_allowed_packet: 1 << 20,
+            wait_timeout: 28800,
+            interactive_timeout: 28800,
+        })
+        .open_session(SessionContext {
+            user: "root".into(),
+            host: "127.0.0.1".into(),
+            connection_id: 7,
+            database: None,
+            multi_statements: false,
+            interactive: false,
+        })
+        .await
+        .unwrap()
     }
 
     fn block_on<F: std::future::Future>(f: F) -> F::Output {

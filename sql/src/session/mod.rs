@@ -32,4 +32,4 @@ pub use outcome::{
 };
 pub use traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
 pub use value::{Date, DateTime, Time, Value};
-pub use variables::{SessionVariables, VariableValue};
+pub use variables::{SessionVariables, VariableDefaults, VariableValue};

@@ -30,6 +30,9 @@ pub struct SessionContext {
     pub database: Option<String>,
     /// Whether one query text may hold several `;`-separated statements.
     pub multi_statements: bool,
+    /// The client declared itself interactive (CLIENT_INTERACTIVE): its idle limit is
+    /// `interactive_timeout` instead of `wait_timeout`.
+    pub interactive: bool,
 }
 
 /// The results of one query text: every statement that completed, then the error that stopped

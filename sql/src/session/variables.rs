@@ -57,6 +57,19 @@ struct Variable {
     rule: Rule,
 }
 
+/// Server-wide values that session variables start from: what the server enforces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VariableDefaults {
+    /// `@@version`.
+    pub version: String,
+    /// `@@max_allowed_packet` in bytes (enforced by the protocol).
+    pub max_allowed_packet: u64,
+    /// `@@wait_timeout` in seconds for non-interactive clients (enforced by the protocol).
+    pub wait_timeout: u64,
+    /// `@@interactive_timeout` in seconds, the idle limit of CLIENT_INTERACTIVE clients.
+    pub interactive_timeout: u64,
+}
+
 /// Session system variables.
 #[derive(Debug, Clone)]
 pub struct SessionVariables {
@@ -64,13 +77,19 @@ pub struct SessionVariables {
 }
 
 impl SessionVariables {
-    /// The variables of a new session on a server with the given version string and
-    /// `max_allowed_packet`.
+    /// The variables of a new session. An interactive session's `wait_timeout` starts from
+    /// `interactive_timeout`, as in MySQL.
     #[must_use]
-    pub fn new(version: &str, max_allowed_packet: u64) -> Self {
+    pub fn new(defaults: &VariableDefaults, interactive: bool) -> Self {
         let text = |s: &str| VariableValue::Text(s.to_owned());
-        let packet = i64::try_from(max_allowed_packet).unwrap_or(i64::MAX);
-        let entries: [(&'static str, VariableValue, Rule); 18] = [
+        let int = |v: u64| VariableValue::Int(i64::try_from(v).unwrap_or(i64::MAX));
+        let wait = if interactive {
+            defaults.interactive_timeout
+        } else {
+            defaults.wait_timeout
+        };
+        let version = defaults.version.as_str();
+        let entries: [(&'static str, VariableValue, Rule); 21] = [
             ("autocommit", VariableValue::Int(1), Rule::Bool),
             (
                 "auto_increment_increment",
@@ -110,12 +129,19 @@ impl SessionVariables {
                 Rule::ReadOnly,
             ),
             (
+                "interactive_timeout",
+                int(defaults.interactive_timeout),
+                Rule::ReadOnly,
+            ),
+            (
                 "max_allowed_packet",
-                VariableValue::Int(packet),
+                int(defaults.max_allowed_packet),
                 Rule::ReadOnly,
             ),
             ("sql_mode", text(DEFAULT_SQL_MODE), Rule::AnyText),
             ("time_zone", text("SYSTEM"), Rule::AnyText),
+            // No Unix socket is served.
+            ("socket", VariableValue::Null, Rule::ReadOnly),
             ("system_time_zone", text("UTC"), Rule::ReadOnly),
             (
                 "transaction_isolation",
@@ -129,6 +155,7 @@ impl SessionVariables {
             ),
             ("version", text(version), Rule::ReadOnly),
             ("version_comment", text("Orcinus"), Rule::ReadOnly),
+            ("wait_timeout", int(wait), Rule::ReadOnly),
         ];
         let by_name = entries
             .into_iter()
@@ -230,7 +257,15 @@ mod tests {
     use super::*;
 
     fn vars() -> SessionVariables {
-        SessionVariables::new("8.0.36-orcinus", 1024)
+        SessionVariables::new(
+            &VariableDefaults {
+                version: "8.0.36-orcinus".into(),
+                max_allowed_packet: 1024,
+                wait_timeout: 10,
+                interactive_timeout: 20,
+            },
+            true,
+        )
     }
 
     #[test]
@@ -253,9 +288,10 @@ mod tests {
             Err(SqlError::ReadOnlyVariable(_))
         ));
         assert!(matches!(
-            v.get("wait_timeout"),
+            v.get("net_write_timeout"),
             Err(SqlError::UnknownSystemVariable(_))
         ));
+        assert_eq!(v.get("wait_timeout").unwrap(), &VariableValue::Int(20));
         assert_eq!(
             v.get("tx_isolation").unwrap(),
             &VariableValue::Text("REPEATABLE-READ".into())

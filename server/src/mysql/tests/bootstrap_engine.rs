@@ -18,7 +18,13 @@ async fn bootstrap_engine_over_the_wire() {
     let addr = listener.local_addr().unwrap();
     tokio::spawn(serve(listener, engine, MysqlSettings::default()));
 
-    let mut conn = Conn::new(opts(addr, "root", None, None)).await.unwrap();
+    // Default options: mysql_async reads @@max_allowed_packet, @@wait_timeout and @@socket
+    // on connect, which the bootstrap engine answers from its variables.
+    let defaults = mysql_async::OptsBuilder::default()
+        .ip_or_hostname(addr.ip().to_string())
+        .tcp_port(addr.port())
+        .user(Some("root"));
+    let mut conn = Conn::new(defaults).await.unwrap();
     let banner: Option<String> = conn
         .query_first("select @@version_comment limit 1")
         .await

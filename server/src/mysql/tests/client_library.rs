@@ -164,11 +164,12 @@ async fn prepared_statements_round_trip_binary_values() {
     let rows: Vec<Row> = conn.exec(&stmt, (2,)).await.unwrap();
     assert_eq!(rows[0].as_ref(1), Some(&Value::NULL));
 
-    let echo = conn.prep("ECHO ?, ?, ?, ?, ?, ?, ?").await.unwrap();
+    let echo = conn.prep("ECHO ?, ?, ?, ?, ?, ?, ?, ?").await.unwrap();
     let params = vec![
         Value::Int(-5),
         Value::UInt(u64::MAX),
         Value::Double(1.5),
+        Value::Float(2.25),
         Value::Bytes(b"text".to_vec()),
         Value::NULL,
         Value::Date(2023, 12, 31, 23, 59, 58, 123_456),

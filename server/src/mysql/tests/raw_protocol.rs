@@ -218,3 +218,44 @@ async fn ok_packet_layout() {
     expected.extend_from_slice(b"Records: 2  Duplicates: 0  Warnings: 0");
     assert_eq!(ok, expected);
 }
+
+#[tokio::test]
+async fn idle_connections_are_closed_after_wait_timeout() {
+    let addr = start(MysqlSettings {
+        wait_timeout_secs: 1,
+        ..MysqlSettings::default()
+    })
+    .await;
+    let mut c = RawClient::login_root(addr, CLIENT_CAPS).await;
+    let started = std::time::Instant::now();
+    // The server sends the error unprompted, as the first packet of an exchange (sequence 0).
+    c.stream.reset_sequence();
+    let reply = c.stream.read_packet().await.unwrap();
+    assert_eq!(err_code(&reply), 4031);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900));
+    assert!(c.stream.read_packet().await.is_err());
+}
+
+#[tokio::test]
+async fn long_data_is_sent_as_the_parameter_value() {
+    let addr = start(MysqlSettings::default()).await;
+    let mut c = RawClient::login_root(addr, CLIENT_CAPS).await;
+    let prep = c.command(b"\x16ECHO ?").await;
+    let id = prep[1];
+    c.read().await;
+    c.read().await;
+    for chunk in [&b"hello "[..], &b"world"[..]] {
+        let mut p = vec![0x18, id, 0, 0, 0, 0, 0];
+        p.extend_from_slice(chunk);
+        c.stream.reset_sequence();
+        c.send(&p).await;
+    }
+    let execute = [0x17, id, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, column_type::BLOB, 0];
+    assert_eq!(c.command(&execute).await, vec![1]);
+    c.read().await;
+    assert_eq!(c.read().await, b"\x00\x00\x0bhello world".to_vec());
+    c.read().await;
+    // COM_STMT_RESET of an unknown statement is an error; of a known one, OK.
+    assert_eq!(err_code(&c.command(&[0x1a, 99, 0, 0, 0]).await), 1243);
+    assert_eq!(c.command(&[0x1a, id, 0, 0, 0]).await[0], 0);
+}
