@@ -114,6 +114,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
         Ok(())
     }
 
+    /// The underlying stream.
+    #[cfg(test)]
+    pub fn into_inner(self) -> S {
+        self.stream.into_inner()
+    }
+
     /// Bytes queued and not yet flushed (to flush large result sets early).
     #[must_use]
     pub fn queued(&self) -> usize {

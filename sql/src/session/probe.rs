@@ -391,6 +391,28 @@ fn parse_set(c: &mut Cursor<'_>) -> Option<Probe> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn arbitrary_text_never_panics(sql in "\\PC{0,80}", bytes in proptest::collection::vec(any::<char>(), 0..40)) {
+            for part in split_statements(&sql) {
+                let _ = recognize(part);
+            }
+            let text: String = bytes.into_iter().collect();
+            for part in split_statements(&text) {
+                let _ = recognize(part);
+            }
+        }
+
+        #[test]
+        fn unterminated_quotes_and_comments_never_panic(prefix in "(SELECT|SET|USE) ", tail in "['\"`/*#@-]{0,6}[a-z]{0,4}") {
+            let sql = format!("{prefix}{tail}");
+            for part in split_statements(&sql) {
+                let _ = recognize(part);
+            }
+        }
+    }
 
     #[test]
     fn banner_probe_is_recognized_with_its_column_name() {

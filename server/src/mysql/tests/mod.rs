@@ -7,6 +7,7 @@ mod client_library;
 mod fake_engine;
 mod raw_client;
 mod raw_protocol;
+mod robustness;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
