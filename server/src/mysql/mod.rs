@@ -8,7 +8,7 @@
 //! COM_RESET_CONNECTION, COM_CHANGE_USER and COM_STMT_RESET with a plain OK, and it has no
 //! caching_sha2_password exchange (needed by MySQL 9 clients). Patching that would be a fork.
 //!
-//! Layout: `packet` (framing), `codec` (wire primitives), `handshake` + `auth` (connection
+//! Layout: `packet` (framing), `codec` (wire primitives), `login`, `handshake` + `auth` (connection
 //! phase), `connection` (command loop), `results` / `response` (result encoding), `binary` +
 //! `statements` (prepared statements), `error` (the one mapping of errors to MySQL codes),
 //! `stats` (COM_STATISTICS counters).
@@ -24,6 +24,7 @@ mod connection;
 mod constants;
 mod error;
 mod handshake;
+mod login;
 mod packet;
 mod response;
 mod results;

@@ -14,7 +14,8 @@ use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
 };
-use super::probe::{Probe, ProbeExpr, ProbeItem, recognize, split_statements};
+use super::probe::{Probe, ProbeExpr, ProbeItem, recognize};
+use super::sql_text::split_statements;
 use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
 use super::value::Value;
 use super::variables::{SessionVariables, VariableDefaults, VariableValue};

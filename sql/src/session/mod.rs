@@ -15,6 +15,7 @@ mod credentials;
 mod error;
 mod outcome;
 mod probe;
+mod sql_text;
 mod traits;
 mod value;
 mod variables;
