@@ -44,6 +44,10 @@ pub struct ConnectionSetup<E> {
     pub wait_timeout: Duration,
     /// Idle limit of CLIENT_INTERACTIVE clients.
     pub interactive_timeout: Duration,
+    /// Limit for receiving the rest of a started packet.
+    pub net_read_timeout: Duration,
+    /// Limit for sending a response.
+    pub net_write_timeout: Duration,
 }
 
 struct Connection<E: SqlEngine, S> {
@@ -75,6 +79,7 @@ pub async fn run<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send>(
         return Ok(());
     };
     stream.set_max_packet(setup.max_allowed_packet);
+    stream.set_timeouts(setup.net_read_timeout, setup.net_write_timeout);
     let mut conn = Connection {
         stream,
         setup,
@@ -194,7 +199,7 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                     }
                 }
                 let status = self.status(false);
-                self.writer.end(&mut self.stream, status);
+                self.writer.end(&mut self.stream, status, 0);
             }
             command::CHANGE_USER => return self.change_user(body).await,
             command::STMT_PREPARE => self.prepare(body).await,
@@ -292,7 +297,7 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                         .write_packet(&super::response::column_definition(c, true));
                 }
                 let status = self.status(false);
-                self.writer.end(&mut self.stream, status);
+                self.writer.end(&mut self.stream, status, 0);
             }
             Err(e) => self.writer.error(&mut self.stream, &e),
         }

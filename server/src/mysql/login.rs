@@ -87,6 +87,7 @@ pub async fn open_session<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send
         database: login.database.clone(),
         multi_statements: login.capabilities & capability::MULTI_STATEMENTS != 0,
         interactive: login.capabilities & capability::INTERACTIVE != 0,
+        found_rows: login.capabilities & capability::FOUND_ROWS != 0,
     };
     Ok(setup
         .engine

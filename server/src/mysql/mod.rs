@@ -60,6 +60,10 @@ pub struct MysqlSettings {
     pub wait_timeout_secs: u64,
     /// Seconds an idle interactive connection is kept (MySQL `interactive_timeout`).
     pub interactive_timeout_secs: u64,
+    /// Seconds to receive the rest of a started packet (MySQL `net_read_timeout`).
+    pub net_read_timeout_secs: u64,
+    /// Seconds to send a response (MySQL `net_write_timeout`).
+    pub net_write_timeout_secs: u64,
 }
 
 impl Default for MysqlSettings {
@@ -69,6 +73,8 @@ impl Default for MysqlSettings {
             max_allowed_packet: 64 * 1024 * 1024,
             wait_timeout_secs: 28_800,
             interactive_timeout_secs: 28_800,
+            net_read_timeout_secs: 30,
+            net_write_timeout_secs: 60,
         }
     }
 }
@@ -89,6 +95,8 @@ pub async fn serve(
         max_allowed_packet: settings.max_allowed_packet,
         wait_timeout: settings.wait_timeout_secs,
         interactive_timeout: settings.interactive_timeout_secs,
+        net_read_timeout: settings.net_read_timeout_secs,
+        net_write_timeout: settings.net_write_timeout_secs,
     });
     serve_engine(listener, Arc::new(sql), settings).await
 }
@@ -132,6 +140,8 @@ pub async fn serve_engine<E: SqlEngine>(
             max_allowed_packet: settings.max_allowed_packet,
             wait_timeout: Duration::from_secs(settings.wait_timeout_secs),
             interactive_timeout: Duration::from_secs(settings.interactive_timeout_secs),
+            net_read_timeout: Duration::from_secs(settings.net_read_timeout_secs),
+            net_write_timeout: Duration::from_secs(settings.net_write_timeout_secs),
         };
         tokio::spawn(async move {
             let _slot = slot;

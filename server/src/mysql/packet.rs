@@ -3,8 +3,11 @@
 //!
 //! Invariants: a payload is returned only when complete; the sequence id of every received
 //! chunk is checked; the reassembled size is checked against `max_allowed_packet` before the
-//! bytes are read, so an oversized packet costs no memory. Writes are buffered until
+//! bytes are read, so an oversized packet costs no memory; a started packet must complete
+//! within the read timeout and a flush within the write timeout. Writes are buffered until
 //! [`PacketStream::flush`], so one response is one `write` in the common case.
+
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 
@@ -18,6 +21,15 @@ pub struct PacketStream<S> {
     out: Vec<u8>,
     sequence: u8,
     max_packet: u64,
+    read_timeout: Option<Duration>,
+    write_timeout: Option<Duration>,
+}
+
+fn timed_out(what: &str) -> ProtocolError {
+    ProtocolError::Io(std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!("timed out {what}"),
+    ))
 }
 
 impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
@@ -28,6 +40,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
             out: Vec::with_capacity(16 * 1024),
             sequence: 0,
             max_packet,
+            read_timeout: None,
+            write_timeout: None,
         }
     }
 
@@ -42,23 +56,37 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
         self.max_packet = max_packet;
     }
 
+    /// Sets the limits for reading the rest of a packet once its first byte arrived and for
+    /// sending queued bytes (MySQL `net_read_timeout`, `net_write_timeout`).
+    pub fn set_timeouts(&mut self, read: Duration, write: Duration) {
+        self.read_timeout = Some(read);
+        self.write_timeout = Some(write);
+    }
+
     /// Reads one (reassembled) payload. A clean EOF before the first header byte is
-    /// [`ProtocolError::Closed`].
+    /// [`ProtocolError::Closed`]. Waiting for the first byte is not limited here (the caller
+    /// applies its idle limit); the rest of the packet must arrive within the read timeout.
     pub async fn read_packet(&mut self) -> Result<Vec<u8>, ProtocolError> {
+        let mut first = [0u8; 1];
+        if self.stream.read(&mut first).await? == 0 {
+            return Err(ProtocolError::Closed);
+        }
+        let [first] = first;
+        match self.read_timeout {
+            Some(limit) => tokio::time::timeout(limit, self.read_rest(first))
+                .await
+                .map_err(|_| timed_out("reading a packet"))?,
+            None => self.read_rest(first).await,
+        }
+    }
+
+    async fn read_rest(&mut self, first: u8) -> Result<Vec<u8>, ProtocolError> {
         let mut payload = Vec::new();
-        let mut first = true;
+        let mut header = [first, 0, 0, 0];
+        if let Some(rest) = header.get_mut(1..) {
+            self.stream.read_exact(rest).await?;
+        }
         loop {
-            let mut header = [0u8; 4];
-            if first {
-                let n = self.stream.read(&mut header[..1]).await?;
-                if n == 0 {
-                    return Err(ProtocolError::Closed);
-                }
-                self.stream.read_exact(&mut header[1..]).await?;
-            } else {
-                self.stream.read_exact(&mut header).await?;
-            }
-            first = false;
             let [l0, l1, l2, seq] = header;
             let len = usize::from(l0) | usize::from(l1) << 8 | usize::from(l2) << 16;
             if seq != self.sequence {
@@ -75,14 +103,18 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
                     limit: self.max_packet,
                 });
             }
-            let start = payload.len();
-            payload.resize(start + len, 0);
-            if let Some(chunk) = payload.get_mut(start..) {
-                self.stream.read_exact(chunk).await?;
+            // Grow the buffer as bytes arrive, so an announced length costs no memory by itself.
+            let got = (&mut self.stream)
+                .take(len as u64)
+                .read_to_end(&mut payload)
+                .await?;
+            if got < len {
+                return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof).into());
             }
             if len < MAX_PACKET_CHUNK {
                 return Ok(payload);
             }
+            self.stream.read_exact(&mut header).await?;
         }
     }
 
@@ -107,7 +139,13 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
     /// Sends everything queued.
     pub async fn flush(&mut self) -> Result<(), ProtocolError> {
         if !self.out.is_empty() {
-            self.stream.get_mut().write_all(&self.out).await?;
+            let write = self.stream.get_mut().write_all(&self.out);
+            match self.write_timeout {
+                Some(limit) => tokio::time::timeout(limit, write)
+                    .await
+                    .map_err(|_| timed_out("writing to the client"))??,
+                None => write.await?,
+            }
             self.out.clear();
         }
         self.stream.get_mut().flush().await?;

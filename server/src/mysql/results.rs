@@ -69,11 +69,16 @@ impl ResultWriter {
 
     /// Queues the packet that ends a list of definitions or rows: EOF, or with DEPRECATE_EOF
     /// an OK with the 0xFE header.
-    pub fn end<S: AsyncRead + AsyncWrite + Unpin>(self, stream: &mut PacketStream<S>, status: u16) {
+    pub fn end<S: AsyncRead + AsyncWrite + Unpin>(
+        self,
+        stream: &mut PacketStream<S>,
+        status: u16,
+        warnings: u16,
+    ) {
         if self.deprecate_eof() {
-            stream.write_packet(&ok_packet(0xfe, 0, 0, status, 0, ""));
+            stream.write_packet(&ok_packet(0xfe, 0, 0, status, warnings, ""));
         } else {
-            stream.write_packet(&eof_packet(0, status));
+            stream.write_packet(&eof_packet(warnings, status));
         }
     }
 
@@ -149,7 +154,7 @@ impl ResultWriter {
                 stream.flush().await?;
             }
         }
-        self.end(stream, status);
+        self.end(stream, status, rs.warnings);
         Ok(())
     }
 }

@@ -89,6 +89,7 @@ impl BootstrapSession {
                     ColumnDef::new("Message", ColumnType::VarChar).with_length(2048),
                 ],
                 rows: Vec::new(),
+                warnings: 0,
             })),
         }
     }
@@ -130,7 +131,11 @@ impl BootstrapSession {
         } else {
             vec![row]
         };
-        Ok(QueryOutcome::Rows(ResultSet { columns, rows }))
+        Ok(QueryOutcome::Rows(ResultSet {
+            columns,
+            rows,
+            warnings: 0,
+        }))
     }
 
     fn evaluate(&self, expr: &ProbeExpr) -> SqlResult<(ColumnType, Value)> {
@@ -267,6 +272,8 @@ mod tests {
             max_allowed_packet: 1 << 20,
             wait_timeout: 28800,
             interactive_timeout: 28800,
+            net_read_timeout: 30,
+            net_write_timeout: 60,
         })
         .open_session(SessionContext {
             user: "root".into(),
@@ -275,6 +282,7 @@ mod tests {
             database: None,
             multi_statements: false,
             interactive: false,
+            found_rows: false,
         })
         .await
         .unwrap()

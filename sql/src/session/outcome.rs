@@ -15,6 +15,8 @@ pub struct ResultSet {
     pub columns: Vec<ColumnDef>,
     /// The rows.
     pub rows: Vec<Vec<Value>>,
+    /// Number of warnings the statement raised.
+    pub warnings: u16,
 }
 
 /// Summary of a statement that returns no rows.

@@ -33,6 +33,8 @@ pub struct SessionContext {
     /// The client declared itself interactive (CLIENT_INTERACTIVE): its idle limit is
     /// `interactive_timeout` instead of `wait_timeout`.
     pub interactive: bool,
+    /// CLIENT_FOUND_ROWS: UPDATE reports rows matched instead of rows changed as affected rows.
+    pub found_rows: bool,
 }
 
 /// The results of one query text: every statement that completed, then the error that stopped

@@ -68,6 +68,10 @@ pub struct VariableDefaults {
     pub wait_timeout: u64,
     /// `@@interactive_timeout` in seconds, the idle limit of CLIENT_INTERACTIVE clients.
     pub interactive_timeout: u64,
+    /// `@@net_read_timeout` in seconds: time to receive the rest of a started packet.
+    pub net_read_timeout: u64,
+    /// `@@net_write_timeout` in seconds: time to send a response.
+    pub net_write_timeout: u64,
 }
 
 /// Session system variables.
@@ -89,7 +93,7 @@ impl SessionVariables {
             defaults.wait_timeout
         };
         let version = defaults.version.as_str();
-        let entries: [(&'static str, VariableValue, Rule); 21] = [
+        let entries: Vec<(&'static str, VariableValue, Rule)> = vec![
             ("autocommit", VariableValue::Int(1), Rule::Bool),
             (
                 "auto_increment_increment",
@@ -128,16 +132,31 @@ impl SessionVariables {
                 text("utf8mb4_0900_ai_ci"),
                 Rule::ReadOnly,
             ),
+            // No init_connect statements are run.
+            ("init_connect", text(""), Rule::ReadOnly),
             (
                 "interactive_timeout",
                 int(defaults.interactive_timeout),
                 Rule::ReadOnly,
             ),
+            ("license", text(env!("CARGO_PKG_LICENSE")), Rule::ReadOnly),
             (
                 "max_allowed_packet",
                 int(defaults.max_allowed_packet),
                 Rule::ReadOnly,
             ),
+            (
+                "net_read_timeout",
+                int(defaults.net_read_timeout),
+                Rule::ReadOnly,
+            ),
+            (
+                "net_write_timeout",
+                int(defaults.net_write_timeout),
+                Rule::ReadOnly,
+            ),
+            // There is no performance_schema.
+            ("performance_schema", VariableValue::Int(0), Rule::ReadOnly),
             ("sql_mode", text(DEFAULT_SQL_MODE), Rule::AnyText),
             ("time_zone", text("SYSTEM"), Rule::AnyText),
             // No Unix socket is served.
@@ -263,6 +282,8 @@ mod tests {
                 max_allowed_packet: 1024,
                 wait_timeout: 10,
                 interactive_timeout: 20,
+                net_read_timeout: 30,
+                net_write_timeout: 60,
             },
             true,
         )
@@ -288,7 +309,7 @@ mod tests {
             Err(SqlError::ReadOnlyVariable(_))
         ));
         assert!(matches!(
-            v.get("net_write_timeout"),
+            v.get("lower_case_table_names"),
             Err(SqlError::UnknownSystemVariable(_))
         ));
         assert_eq!(v.get("wait_timeout").unwrap(), &VariableValue::Int(20));

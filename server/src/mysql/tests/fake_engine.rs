@@ -77,7 +77,11 @@ pub fn table_rows() -> Vec<Vec<Value>> {
 }
 
 fn rows(columns: Vec<ColumnDef>, rows: Vec<Vec<Value>>) -> QueryOutcome {
-    QueryOutcome::Rows(ResultSet { columns, rows })
+    QueryOutcome::Rows(ResultSet {
+        columns,
+        rows,
+        warnings: 0,
+    })
 }
 
 impl SqlEngine for FakeEngine {

@@ -259,3 +259,26 @@ async fn long_data_is_sent_as_the_parameter_value() {
     assert_eq!(err_code(&c.command(&[0x1a, 99, 0, 0, 0]).await), 1243);
     assert_eq!(c.command(&[0x1a, id, 0, 0, 0]).await[0], 0);
 }
+
+#[tokio::test]
+async fn a_stalled_packet_is_dropped_after_net_read_timeout() {
+    use tokio::io::AsyncWriteExt;
+    let settings = MysqlSettings {
+        net_read_timeout_secs: 1,
+        ..MysqlSettings::default()
+    };
+    let addr = start(settings).await;
+    let stalled = RawClient::login_root(addr, CLIENT_CAPS).await;
+    // Half a header, then nothing: the server gives up after the read timeout.
+    let mut socket = stalled.stream.into_inner();
+    socket.write_all(&[5, 0]).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut buf = [0u8; 16];
+    let n = tokio::io::AsyncReadExt::read(&mut socket, &mut buf)
+        .await
+        .unwrap_or(0);
+    assert_eq!(n, 0, "expected the server to close the connection");
+    assert!(started.elapsed() >= std::time::Duration::from_millis(900));
+    let mut other = RawClient::login_root(addr, CLIENT_CAPS).await;
+    assert_eq!(other.command(&[0x0e]).await[0], 0);
+}
