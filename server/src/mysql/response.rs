@@ -181,8 +181,16 @@ pub fn text_row(columns: &[ColumnDef], row: &[Value]) -> Vec<u8> {
     p
 }
 
-/// Checks that every row has one value per column.
+/// Checks that a result set can be sent: at least one column (a column count of 0 would read
+/// as an OK packet) and one value per column in every row.
 pub fn check_row_widths(rs: &ResultSet) -> Result<(), ErrPacket> {
+    if rs.columns.is_empty() {
+        return Err(ErrPacket::new(
+            1105,
+            "HY000",
+            "Internal error: result set without columns",
+        ));
+    }
     match rs.rows.iter().find(|r| r.len() != rs.columns.len()) {
         Some(r) => Err(ErrPacket::new(
             1105,
@@ -245,6 +253,18 @@ mod tests {
         };
         assert_eq!(text_value(&Value::Time(tm), 0).unwrap(), b"-26:03:04");
         assert_eq!(text_value(&Value::Null, 0), None);
+    }
+
+    #[test]
+    fn result_sets_must_have_columns_and_matching_rows() {
+        use orcinus_sql::session::ColumnType;
+        let mut rs = ResultSet::default();
+        assert!(check_row_widths(&rs).is_err());
+        rs.columns.push(ColumnDef::new("a", ColumnType::Long));
+        rs.rows.push(vec![Value::Int(1)]);
+        assert!(check_row_widths(&rs).is_ok());
+        rs.rows.push(vec![]);
+        assert!(check_row_widths(&rs).is_err());
     }
 
     #[test]
