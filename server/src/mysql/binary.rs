@@ -11,7 +11,7 @@ use orcinus_sql::session::{ColumnDef, ColumnType, Date, DateTime, Time, Value};
 use super::codec::{WireReader, put_lenenc_bytes};
 use super::constants::column_type as wire;
 use super::error::{ErrPacket, ProtocolError};
-use super::response::text_value;
+use super::response::{display_decimals, text_value};
 
 /// A bound parameter type: the wire type code and the unsigned flag.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,7 +218,7 @@ fn encode_value(out: &mut Vec<u8>, c: &ColumnDef, v: &Value) -> Result<(), ErrPa
         | ColumnType::Json
         | ColumnType::Bit
         | ColumnType::Null => {
-            let text = text_value(v, c.decimals).ok_or_else(|| unrepresentable(c, v))?;
+            let text = text_value(v, display_decimals(c)).ok_or_else(|| unrepresentable(c, v))?;
             put_lenenc_bytes(out, &text);
             Ok(())
         }

@@ -123,12 +123,33 @@ pub fn column_definition(c: &ColumnDef, field_list: bool) -> Vec<u8> {
     p
 }
 
-/// The text form of a value as MySQL prints it; `None` for NULL. `decimals` gives the
-/// fractional-second digits of temporal columns.
+/// Column decimals meaning "not fixed" for FLOAT/DOUBLE (MySQL `DECIMAL_NOT_SPECIFIED`).
+const DECIMALS_NOT_FIXED: u8 = 31;
+
+/// The decimals that govern how a value prints in column `c`: the column's own for numeric
+/// and temporal columns, "not fixed" for text columns (whose values are not formatted).
+#[must_use]
+pub fn display_decimals(c: &ColumnDef) -> u8 {
+    if c.column_type.is_text() {
+        DECIMALS_NOT_FIXED
+    } else {
+        c.decimals
+    }
+}
+
+/// The text form of a value as MySQL prints it; `None` for NULL. `decimals` (see
+/// [`display_decimals`]) gives the fractional-second digits of temporal values (31: as many as
+/// the value needs) and, below 31, the fixed number of decimals of floats (MySQL `my_fcvt`). Not-fixed floats use the shortest round-trip
+/// form; MySQL switches to exponent notation for very large or small magnitudes, which this
+/// does not reproduce yet.
 #[must_use]
 pub fn text_value(v: &Value, decimals: u8) -> Option<Vec<u8>> {
     let fraction = |micros: u32| {
-        let digits = usize::from(decimals.min(6));
+        let digits = match decimals {
+            DECIMALS_NOT_FIXED.. if micros != 0 => 6,
+            DECIMALS_NOT_FIXED.. => 0,
+            d => usize::from(d.min(6)),
+        };
         if digits == 0 {
             String::new()
         } else {
@@ -140,6 +161,12 @@ pub fn text_value(v: &Value, decimals: u8) -> Option<Vec<u8>> {
         Value::Null => return None,
         Value::Int(i) => i.to_string().into_bytes(),
         Value::UInt(u) => u.to_string().into_bytes(),
+        Value::Float(f) if decimals < DECIMALS_NOT_FIXED => {
+            format!("{f:.*}", usize::from(decimals)).into_bytes()
+        }
+        Value::Double(d) if decimals < DECIMALS_NOT_FIXED => {
+            format!("{d:.*}", usize::from(decimals)).into_bytes()
+        }
         Value::Float(f) => f.to_string().into_bytes(),
         Value::Double(d) => d.to_string().into_bytes(),
         Value::Decimal(s) => s.clone().into_bytes(),
@@ -173,7 +200,7 @@ pub fn text_value(v: &Value, decimals: u8) -> Option<Vec<u8>> {
 pub fn text_row(columns: &[ColumnDef], row: &[Value]) -> Vec<u8> {
     let mut p = Vec::with_capacity(row.len() * 8);
     for (c, v) in columns.iter().zip(row) {
-        match text_value(v, c.decimals) {
+        match text_value(v, display_decimals(c)) {
             Some(b) => put_lenenc_bytes(&mut p, &b),
             None => p.push(0xfb),
         }
@@ -253,6 +280,19 @@ mod tests {
         };
         assert_eq!(text_value(&Value::Time(tm), 0).unwrap(), b"-26:03:04");
         assert_eq!(text_value(&Value::Null, 0), None);
+        assert_eq!(text_value(&Value::Double(1.5), 31).unwrap(), b"1.5");
+        assert_eq!(text_value(&Value::Double(1.0), 31).unwrap(), b"1");
+        assert_eq!(text_value(&Value::Double(1.005), 2).unwrap(), b"1.00");
+        assert_eq!(text_value(&Value::Float(2.5), 3).unwrap(), b"2.500");
+        assert_eq!(
+            text_value(&Value::DateTime(t), 31).unwrap(),
+            b"2024-02-09 01:02:03.450000"
+        );
+        let text_column = ColumnDef::new("v", orcinus_sql::session::ColumnType::VarChar);
+        assert_eq!(
+            text_row(&[text_column], &[Value::Double(1.25)]),
+            b"\x041.25".to_vec()
+        );
     }
 
     #[test]
