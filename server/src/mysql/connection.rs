@@ -207,16 +207,24 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                 self.setup.stats.count_question();
                 self.execute(body).await?;
             }
+            // These two commands never get a response, so a malformed one cannot be answered
+            // without desynchronizing the client; like MySQL, it is dropped (and logged).
             command::STMT_SEND_LONG_DATA => {
-                self.statements
-                    .send_long_data(body, self.setup.max_allowed_packet)?;
-            }
-            command::STMT_CLOSE => {
-                let id = WireReader::new(body).u32("statement id")?;
-                if self.statements.remove(id) {
-                    self.session.close_prepared(id);
+                if let Err(e) = self
+                    .statements
+                    .send_long_data(body, self.setup.max_allowed_packet)
+                {
+                    tracing::debug!(error = %e, "dropped malformed COM_STMT_SEND_LONG_DATA");
                 }
             }
+            command::STMT_CLOSE => match WireReader::new(body).u32("statement id") {
+                Ok(id) => {
+                    if self.statements.remove(id) {
+                        self.session.close_prepared(id);
+                    }
+                }
+                Err(e) => tracing::debug!(error = %e, "dropped malformed COM_STMT_CLOSE"),
+            },
             command::STMT_RESET => {
                 let id = WireReader::new(body).u32("statement id")?;
                 let result = self

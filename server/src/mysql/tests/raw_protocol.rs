@@ -76,7 +76,13 @@ async fn unknown_and_malformed_commands_keep_the_connection() {
     let mut c = RawClient::login_root(addr, CLIENT_CAPS).await;
     assert_eq!(err_code(&c.command(&[0x42]).await), 1047);
     assert_eq!(err_code(&c.command(&[0x17, 1]).await), 1835);
-    assert_eq!(err_code(&c.command(&[0x19]).await), 1835);
+    // Malformed commands that have no response are dropped without one: the next packet
+    // the client reads is the answer to its PING.
+    for silent in [&[0x19][..], &[0x18, 1][..]] {
+        c.stream.reset_sequence();
+        c.send(silent).await;
+    }
+    assert_eq!(c.command(&[0x0e]).await[0], 0);
     // Prepare a one-parameter statement, then execute it without parameter data.
     let prep = c.command(b"\x16ECHO ?").await;
     assert_eq!(prep[0], 0);
