@@ -79,7 +79,32 @@ impl Default for MysqlSettings {
     }
 }
 
-/// Serves MySQL clients on `listener` until the task is dropped.
+impl MysqlSettings {
+    /// Checks the ranges MySQL accepts for these variables.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.max_connections == 0 {
+            return Err("mysql.max_connections must be at least 1".into());
+        }
+        if !(1024..=1 << 30).contains(&self.max_allowed_packet) {
+            return Err("mysql.max_allowed_packet must be between 1024 and 1073741824".into());
+        }
+        let timeouts = [
+            ("wait_timeout_secs", self.wait_timeout_secs),
+            ("interactive_timeout_secs", self.interactive_timeout_secs),
+            ("net_read_timeout_secs", self.net_read_timeout_secs),
+            ("net_write_timeout_secs", self.net_write_timeout_secs),
+        ];
+        for (name, secs) in timeouts {
+            if !(1..=31_536_000).contains(&secs) {
+                return Err(format!("mysql.{name} must be between 1 and 31536000"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Serves MySQL clients on `listener` until the task is dropped. Invalid settings are an
+/// `InvalidInput` error before anything is served.
 ///
 /// Until the SQL layer exists, statements are served by [`BootstrapEngine`], which answers
 /// session-state probes and rejects everything else with error 1235.
@@ -101,12 +126,16 @@ pub async fn serve(
     serve_engine(listener, Arc::new(sql), settings).await
 }
 
-/// Serves MySQL clients on `listener` with any SQL engine.
+/// Serves MySQL clients on `listener` with any SQL engine. Invalid settings are an
+/// `InvalidInput` error before anything is served.
 pub async fn serve_engine<E: SqlEngine>(
     listener: TcpListener,
     engine: Arc<E>,
     settings: MysqlSettings,
 ) -> std::io::Result<()> {
+    settings
+        .validate()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e))?;
     let stats = Arc::new(ServerStats::default());
     let next_id = AtomicU32::new(1);
     loop {

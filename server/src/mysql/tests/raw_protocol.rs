@@ -288,3 +288,18 @@ async fn a_stalled_packet_is_dropped_after_net_read_timeout() {
     let mut other = RawClient::login_root(addr, CLIENT_CAPS).await;
     assert_eq!(other.command(&[0x0e]).await[0], 0);
 }
+
+#[tokio::test]
+async fn invalid_settings_are_refused() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let settings = MysqlSettings {
+        net_read_timeout_secs: 0,
+        ..MysqlSettings::default()
+    };
+    let engine = std::sync::Arc::new(super::fake_engine::FakeEngine);
+    let e = crate::mysql::serve_engine(listener, engine, settings)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(MysqlSettings::default().validate().is_ok());
+}
