@@ -187,10 +187,6 @@ impl SqlSession for BootstrapSession {
         }
     }
 
-    fn current_database(&self) -> Option<&str> {
-        self.context.database.as_deref()
-    }
-
     fn set_multi_statements(&mut self, enabled: bool) {
         self.context.multi_statements = enabled;
     }

@@ -79,9 +79,6 @@ pub trait SqlSession: Send + 'static {
     /// Current autocommit / transaction state.
     fn status(&self) -> SessionStatus;
 
-    /// The current database, if one is selected.
-    fn current_database(&self) -> Option<&str>;
-
     /// Allows or forbids several statements per query text (COM_SET_OPTION).
     fn set_multi_statements(&mut self, enabled: bool);
 

@@ -189,10 +189,6 @@ impl SqlSession for FakeSession {
         }
     }
 
-    fn current_database(&self) -> Option<&str> {
-        self.database.as_deref()
-    }
-
     fn set_multi_statements(&mut self, enabled: bool) {
         self.multi = enabled;
     }
