@@ -180,7 +180,13 @@ pub async fn authenticate<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin>(
     };
     let account = match engine.lookup_account(&login.user).await {
         Ok(Some(a)) => a,
-        Ok(None) => return denied(login),
+        Ok(None) => {
+            // Do the same hashing work as for a real account, so response time does not
+            // reveal whether the user exists.
+            let dummy = Credentials::from_password(nonce);
+            let _ = verify(plugin, &dummy, nonce, &login.auth_response);
+            return denied(login);
+        }
         Err(e) => return Ok(Err(ErrPacket::from_sql(&e))),
     };
     let no_password = account.credentials == Credentials::NoPassword;
