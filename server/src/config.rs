@@ -187,13 +187,7 @@ impl Config {
         self.storage
             .validate()
             .map_err(ServerError::ConfigInvalid)?;
-        if self.mysql.max_connections == 0 {
-            return invalid("mysql.max_connections must be at least 1".into());
-        }
-        const MYSQL_PACKET_RANGE: std::ops::RangeInclusive<u64> = 1024..=(1 << 30);
-        if !MYSQL_PACKET_RANGE.contains(&self.mysql.max_allowed_packet) {
-            return invalid("mysql.max_allowed_packet must be between 1024 and 1073741824".into());
-        }
+        self.mysql.validate().map_err(ServerError::ConfigInvalid)?;
         if self.resp.max_clients == 0 {
             return invalid("resp.max_clients must be at least 1".into());
         }

@@ -1,0 +1,151 @@
+//! Lexical pieces of SQL text that the bootstrap engine needs: statement splitting at `;`
+//! outside quotes and comments, and a token stream for the probe recognizer.
+//!
+//! Invariants: never panics on any input (unterminated quotes and comments end at the end of
+//! the text); an executable comment `/*! … */` becomes [`Token::Unsupported`] rather than
+//! being skipped, so its contents are never silently ignored.
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Token {
+    Word(String),
+    Quoted(String),
+    SystemVariable(String),
+    Number(String),
+    Punct(char),
+    /// Something no probe contains (user variable, executable comment, operator …).
+    Unsupported,
+}
+
+/// Splits `sql` into statements at `;` outside quotes and comments; empty statements are
+/// dropped.
+pub(super) fn split_statements(sql: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut quote: Option<char> = None;
+    let mut chars = sql.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match (quote, c) {
+            (Some(q), '\\') if q != '`' => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '/') if chars.peek().map(|p| p.1) == Some('*') => {
+                chars.next();
+                let mut prev = ' ';
+                for (_, c) in chars.by_ref() {
+                    if prev == '*' && c == '/' {
+                        break;
+                    }
+                    prev = c;
+                }
+            }
+            (None, '#') => skip_line(&mut chars),
+            (None, '-') if sql.get(i..).is_some_and(|r| r.starts_with("-- ")) => {
+                skip_line(&mut chars)
+            }
+            (None, ';') => {
+                parts.push(sql.get(start..i).unwrap_or_default());
+                start = i + 1;
+            }
+            (None, _) => {}
+        }
+    }
+    parts.push(sql.get(start..).unwrap_or_default());
+    parts
+        .into_iter()
+        .filter(|s| !tokenize(s).is_empty())
+        .collect()
+}
+
+fn skip_line(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) {
+    for (_, c) in chars.by_ref() {
+        if c == '\n' {
+            break;
+        }
+    }
+}
+
+pub(super) fn tokenize(sql: &str) -> Vec<Token> {
+    let chars: Vec<char> = sql.chars().collect();
+    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut tokens = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = at(i);
+        if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && at(i + 1) == '*' {
+            if at(i + 2) == '!' {
+                tokens.push(Token::Unsupported);
+            }
+            i += 2;
+            while i < chars.len() && !(at(i) == '*' && at(i + 1) == '/') {
+                i += 1;
+            }
+            i += 2;
+        } else if c == '#' || (c == '-' && at(i + 1) == '-' && at(i + 2).is_whitespace()) {
+            while i < chars.len() && at(i) != '\n' {
+                i += 1;
+            }
+        } else if matches!(c, '\'' | '"' | '`') {
+            let mut text = String::new();
+            i += 1;
+            while i < chars.len() {
+                let d = at(i);
+                if d == '\\' && c != '`' {
+                    text.push(at(i + 1));
+                    i += 2;
+                } else if d == c && at(i + 1) == c {
+                    text.push(c);
+                    i += 2;
+                } else if d == c {
+                    break;
+                } else {
+                    text.push(d);
+                    i += 1;
+                }
+            }
+            i += 1;
+            tokens.push(if c == '`' {
+                Token::Word(text)
+            } else {
+                Token::Quoted(text)
+            });
+        } else if c == '@' && at(i + 1) == '@' {
+            let start = i + 2;
+            i = start;
+            while is_word(at(i)) || at(i) == '.' {
+                i += 1;
+            }
+            tokens.push(Token::SystemVariable(
+                chars.get(start..i).unwrap_or_default().iter().collect(),
+            ));
+        } else if c.is_ascii_digit() {
+            let start = i;
+            while is_word(at(i)) || at(i) == '.' {
+                i += 1;
+            }
+            tokens.push(Token::Number(
+                chars.get(start..i).unwrap_or_default().iter().collect(),
+            ));
+        } else if is_word(c) {
+            let start = i;
+            while is_word(at(i)) {
+                i += 1;
+            }
+            tokens.push(Token::Word(
+                chars.get(start..i).unwrap_or_default().iter().collect(),
+            ));
+        } else if matches!(c, '(' | ')' | ',' | '=' | '.') {
+            tokens.push(Token::Punct(c));
+            i += 1;
+        } else {
+            tokens.push(Token::Unsupported);
+            i += 1;
+        }
+    }
+    tokens
+}

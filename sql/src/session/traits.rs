@@ -1,0 +1,119 @@
+//! The handler traits a wire protocol calls: [`SqlEngine`] (accounts, opening sessions) and
+//! [`SqlSession`] (one client's statements and state).
+//!
+//! Invariants: the protocol owns bytes, framing, authentication exchanges and prepared
+//! statement parameter decoding; the engine owns SQL text, statement ids and session state.
+//! A failed statement leaves the session usable; nothing is half-applied across the boundary.
+//! Futures are `Send` so one tokio task can serve a connection on any worker thread.
+
+use std::future::Future;
+
+use super::column::ColumnDef;
+use super::credentials::Account;
+use super::error::{SqlError, SqlResult};
+use super::outcome::{
+    ExecutedStatement, PreparedStatement, QueryOutcome, SessionStatus, StatementId,
+};
+use super::value::Value;
+
+/// Who is opening a session and with which options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionContext {
+    /// Authenticated user name.
+    pub user: String,
+    /// Client host (the peer IP address as text).
+    pub host: String,
+    /// Server-assigned connection id (`CONNECTION_ID()`).
+    pub connection_id: u32,
+    /// Database to select on connect; an unknown name fails the open with
+    /// [`SqlError::UnknownDatabase`].
+    pub database: Option<String>,
+    /// Whether one query text may hold several `;`-separated statements.
+    pub multi_statements: bool,
+    /// The client declared itself interactive (CLIENT_INTERACTIVE): its idle limit is
+    /// `interactive_timeout` instead of `wait_timeout`.
+    pub interactive: bool,
+    /// CLIENT_FOUND_ROWS: UPDATE reports rows matched instead of rows changed as affected rows.
+    pub found_rows: bool,
+}
+
+/// The results of one query text: every statement that completed, then the error that stopped
+/// execution, if any (later statements are not run).
+#[derive(Debug, Default)]
+pub struct QueryResponse {
+    /// Completed statements, in order.
+    pub completed: Vec<ExecutedStatement>,
+    /// The error of the statement that failed; `None` when all statements ran.
+    pub error: Option<SqlError>,
+}
+
+impl QueryResponse {
+    /// A response for a query that failed before any statement completed.
+    #[must_use]
+    pub fn failed(error: SqlError) -> Self {
+        Self {
+            completed: Vec::new(),
+            error: Some(error),
+        }
+    }
+}
+
+/// The SQL engine as a protocol sees it: shared by all connections.
+pub trait SqlEngine: Send + Sync + 'static {
+    /// The per-connection session type.
+    type Session: SqlSession;
+
+    /// Looks up an account by user name; `Ok(None)` if there is no such user.
+    fn lookup_account(&self, user: &str)
+    -> impl Future<Output = SqlResult<Option<Account>>> + Send;
+
+    /// Opens a session for an authenticated user.
+    fn open_session(
+        &self,
+        context: SessionContext,
+    ) -> impl Future<Output = SqlResult<Self::Session>> + Send;
+}
+
+/// One client's session: current database, variables, transaction, prepared statements.
+pub trait SqlSession: Send + 'static {
+    /// Current autocommit / transaction state.
+    fn status(&self) -> SessionStatus;
+
+    /// Allows or forbids several statements per query text (COM_SET_OPTION).
+    fn set_multi_statements(&mut self, enabled: bool);
+
+    /// Selects the current database (COM_INIT_DB, `USE`).
+    fn use_database(&mut self, name: &str) -> impl Future<Output = SqlResult<()>> + Send;
+
+    /// Runs a query text (COM_QUERY).
+    fn query(&mut self, sql: &str) -> impl Future<Output = QueryResponse> + Send;
+
+    /// Columns of `table` in the current database whose names match the LIKE `pattern`
+    /// (COM_FIELD_LIST; an empty pattern matches all).
+    fn field_list(
+        &mut self,
+        table: &str,
+        pattern: &str,
+    ) -> impl Future<Output = SqlResult<Vec<ColumnDef>>> + Send;
+
+    /// Prepares a statement (COM_STMT_PREPARE). Statements that cannot be prepared return
+    /// [`SqlError::UnsupportedInPreparedStatement`].
+    fn prepare(&mut self, sql: &str) -> impl Future<Output = SqlResult<PreparedStatement>> + Send;
+
+    /// Executes a prepared statement with one value per placeholder (COM_STMT_EXECUTE).
+    fn execute_prepared(
+        &mut self,
+        id: StatementId,
+        params: Vec<Value>,
+    ) -> impl Future<Output = SqlResult<QueryOutcome>> + Send;
+
+    /// Drops a prepared statement (COM_STMT_CLOSE); unknown ids are ignored, as in MySQL.
+    fn close_prepared(&mut self, id: StatementId);
+
+    /// Returns the session to its just-connected state (COM_RESET_CONNECTION): rolls back an
+    /// open transaction, drops prepared statements, resets variables; keeps user and database.
+    fn reset(&mut self) -> impl Future<Output = SqlResult<()>> + Send;
+
+    /// Ends the session (client quit or disconnect): rolls back an open transaction.
+    fn close(self) -> impl Future<Output = ()> + Send;
+}
