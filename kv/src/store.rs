@@ -91,7 +91,7 @@ impl Store {
                 let mut batch = self.engine.batch();
                 for item in self.engine.snapshot().prefix(ks, &[db]).take(FLUSH_BATCH) {
                     let (k, _) = item?;
-                    batch.delete(ks, k.to_vec());
+                    batch.delete(ks, k.to_vec())?;
                 }
                 if batch.is_empty() {
                     break;

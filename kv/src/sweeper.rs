@@ -106,7 +106,7 @@ pub async fn sweep_stale_members(
             }
         };
         if !live {
-            batch.delete(store.data_keyspace(), k.to_vec());
+            batch.delete(store.data_keyspace(), k.to_vec())?;
         }
     }
     let deleted = batch.len();
