@@ -23,6 +23,9 @@ pub enum CommandId {
     Hincrbyfloat, Hstrlen, Hscan,
     // transactions
     Multi, Exec, Discard, Watch, Unwatch,
+    // lists
+    Lpush, Rpush, Lpushx, Rpushx, Lpop, Rpop, Llen, Lrange, Lindex, Lset, Linsert, Lrem, Ltrim,
+    Lpos, Lmove, Rpoplpush, Lmpop, Blpop, Brpop, Blmove, Brpoplpush, Blmpop,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -48,6 +51,8 @@ pub enum Flag {
     NoMulti,
     /// Not allowed in scripts.
     NoScript,
+    /// May block the client (BLPOP …).
+    Blocking,
 }
 
 impl Flag {
@@ -65,6 +70,7 @@ impl Flag {
             Self::Stale => "stale",
             Self::NoMulti => "no_multi",
             Self::NoScript => "noscript",
+            Self::Blocking => "blocking",
         }
     }
 }
@@ -139,8 +145,8 @@ pub fn arity_ok(arity: i32, argc: usize) -> bool {
 
 use CommandId as C;
 use Flag::{
-    Admin as A, DenyOom as D, Fast as F, Loading as L, NoAuth as N, NoScript as S, Readonly as R,
-    Stale as T, Write as W,
+    Admin as A, Blocking as B, DenyOom as D, Fast as F, Loading as L, NoAuth as N, NoScript as S,
+    Readonly as R, Stale as T, Write as W,
 };
 
 macro_rules! cmd {
@@ -326,7 +332,38 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("discard", C::Discard, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.0.0", "Discards a transaction."),
     cmd!("watch", C::Watch, -2, [S, L, T, F], 1, -1, 1, "transactions", "2.2.0", "Monitors changes to keys to determine the execution of a transaction."),
     cmd!("unwatch", C::Unwatch, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.2.0", "Forgets about watched keys of a transaction."),
+    cmd!("lpush", C::Lpush, -3, [W, D, F], 1, 1, 1, "list", "1.0.0", "Prepends one or more elements to a list. Creates the key if it doesn't exist."),
+    cmd!("rpush", C::Rpush, -3, [W, D, F], 1, 1, 1, "list", "1.0.0", "Appends one or more elements to a list. Creates the key if it doesn't exist."),
+    cmd!("lpushx", C::Lpushx, -3, [W, D, F], 1, 1, 1, "list", "2.2.0", "Prepends one or more elements to a list only when the list exists."),
+    cmd!("rpushx", C::Rpushx, -3, [W, D, F], 1, 1, 1, "list", "2.2.0", "Appends an element to a list only when the list exists."),
+    cmd!("lpop", C::Lpop, -2, [W, F], 1, 1, 1, "list", "1.0.0", "Returns the first elements in a list after removing it. Deletes the list if the last element was popped."),
+    cmd!("rpop", C::Rpop, -2, [W, F], 1, 1, 1, "list", "1.0.0", "Returns and removes the last elements of a list. Deletes the list if the last element was popped."),
+    cmd!("llen", C::Llen, 2, [R, F], 1, 1, 1, "list", "1.0.0", "Returns the length of a list."),
+    cmd!("lrange", C::Lrange, 4, [R], 1, 1, 1, "list", "1.0.0", "Returns a range of elements from a list."),
+    cmd!("lindex", C::Lindex, 3, [R], 1, 1, 1, "list", "1.0.0", "Returns an element from a list by its index."),
+    cmd!("lset", C::Lset, 4, [W, D], 1, 1, 1, "list", "1.0.0", "Sets the value of an element in a list by its index."),
+    cmd!("linsert", C::Linsert, 5, [W, D], 1, 1, 1, "list", "2.2.0", "Inserts an element before or after another element in a list."),
+    cmd!("lrem", C::Lrem, 4, [W], 1, 1, 1, "list", "1.0.0", "Removes elements from a list. Deletes the list if the last element was removed."),
+    cmd!("ltrim", C::Ltrim, 4, [W], 1, 1, 1, "list", "1.0.0", "Removes elements from both ends a list. Deletes the list if all elements were trimmed."),
+    cmd!("lpos", C::Lpos, -3, [R], 1, 1, 1, "list", "6.0.6", "Returns the index of matching elements in a list."),
+    cmd!("lmove", C::Lmove, 5, [W, D], 1, 2, 1, "list", "6.2.0", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved."),
+    cmd!("rpoplpush", C::Rpoplpush, 3, [W, D], 1, 2, 1, "list", "1.2.0", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped."),
+    cmd!("lmpop", C::Lmpop, -4, [W], 0, 0, 0, "list", "7.0.0", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped."),
+    cmd!("blpop", C::Blpop, -3, [W, B], 1, -2, 1, "list", "2.0.0", "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("brpop", C::Brpop, -3, [W, B], 1, -2, 1, "list", "2.0.0", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("blmove", C::Blmove, 6, [W, D, B], 1, 2, 1, "list", "6.2.0", "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved."),
+    cmd!("brpoplpush", C::Brpoplpush, 4, [W, D, B], 1, 2, 1, "list", "2.2.0", "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("blmpop", C::Blmpop, -5, [W, B], 0, 0, 0, "list", "7.0.0", "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
 ];
+
+/// True if `args` names a command that may block its client (BLPOP …): the connection then
+/// watches the socket while the command runs, to cancel the wait if the client goes away.
+#[must_use]
+pub fn may_block(args: &[bytes::Bytes]) -> bool {
+    args.first()
+        .and_then(|name| lookup(name))
+        .is_some_and(|spec| spec.has(Flag::Blocking))
+}
 
 /// Looks a command up by name (case-insensitive).
 #[must_use]

@@ -121,18 +121,31 @@ impl KvServer {
         if !is_data_command(spec) {
             return self.run_immediate(session, spec, args).await;
         }
+        if spec.has(Flag::Blocking) {
+            return self.run_blocking(session, spec.id, args).await;
+        }
         let mut tx = self.store.begin(crate::clock::now_ms());
         let reply = self.run_data(&mut tx, session.db, spec.id, args).await?;
         self.commit(tx).await?;
         Ok(reply)
     }
 
-    async fn commit(&self, tx: KvTxn<'_>) -> KvResult<()> {
-        if !tx.is_read_only() {
-            // Before commit, while the locks are held: see watch.rs.
-            self.watches.touch(tx.locked_keys());
+    pub(crate) async fn commit(&self, tx: KvTxn<'_>) -> KvResult<()> {
+        if tx.is_read_only() {
+            return tx.commit().await;
         }
-        tx.commit().await
+        // Before commit, while the locks are held: see watch.rs.
+        self.watches.touch(tx.locked_keys());
+        // After the commit is durable: wake clients blocked on these keys (blocking.rs).
+        let signalled: Vec<(u8, Vec<u8>)> = if self.blocking.has_waiters() {
+            tx.locked_keys().map(|(db, k)| (db, k.to_vec())).collect()
+        } else {
+            Vec::new()
+        };
+        tx.commit().await?;
+        self.blocking
+            .signal(signalled.iter().map(|(db, k)| (*db, k.as_slice())));
+        Ok(())
     }
 
     /// Commands that touch only session or server state (or manage their own storage access).
@@ -170,7 +183,7 @@ impl KvServer {
 
     /// Data commands: run inside `tx` against `db`.
     async fn run_data(&self, tx: &mut KvTxn<'_>, db: u8, id: C, args: &[Bytes]) -> KvResult<Reply> {
-        use cmd::{generic as g, hashes as h, strings as s};
+        use cmd::{generic as g, hashes as h, lists as l, strings as s};
         let max = self.config.proto_max_bulk_len;
         match id {
             C::Get => s::get(self, tx, db, args),
@@ -226,6 +239,26 @@ impl KvServer {
             C::Hincrby => h::hincrby(tx, db, args).await,
             C::Hincrbyfloat => h::hincrbyfloat(tx, db, args).await,
             C::Hscan => h::hscan(self, tx, db, args),
+            C::Lpush => l::push_cmd(tx, db, args, l::End::Left, false).await,
+            C::Rpush => l::push_cmd(tx, db, args, l::End::Right, false).await,
+            C::Lpushx => l::push_cmd(tx, db, args, l::End::Left, true).await,
+            C::Rpushx => l::push_cmd(tx, db, args, l::End::Right, true).await,
+            C::Lpop => l::pop_cmd(tx, db, args, l::End::Left).await,
+            C::Rpop => l::pop_cmd(tx, db, args, l::End::Right).await,
+            C::Llen => l::llen(tx, db, args),
+            C::Lrange => l::lrange(tx, db, args),
+            C::Lindex => l::lindex(tx, db, args),
+            C::Lset => l::lset(tx, db, args).await,
+            C::Ltrim => l::ltrim(tx, db, args).await,
+            C::Lmove => l::lmove(tx, db, args).await,
+            C::Rpoplpush => l::rpoplpush(tx, db, args).await,
+            C::Lmpop => l::lmpop(tx, db, args).await,
+            C::Lpos => cmd::list_edit::lpos(tx, db, args),
+            C::Linsert => cmd::list_edit::linsert(tx, db, args).await,
+            C::Lrem => cmd::list_edit::lrem(tx, db, args).await,
+            C::Blpop | C::Brpop | C::Blmove | C::Brpoplpush | C::Blmpop => {
+                cmd::list_blocking::without_blocking(tx, db, id, args).await
+            }
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
             ))),

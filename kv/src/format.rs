@@ -21,6 +21,8 @@ pub enum KeyType {
     String,
     /// A hash; fields live in `kv_data`.
     Hash,
+    /// A list; `inline` holds the head and tail indexes, elements live in `kv_data`.
+    List,
 }
 
 impl KeyType {
@@ -28,6 +30,7 @@ impl KeyType {
         match self {
             Self::String => 1,
             Self::Hash => 2,
+            Self::List => 3,
         }
     }
 
@@ -35,6 +38,7 @@ impl KeyType {
         match b {
             1 => Ok(Self::String),
             2 => Ok(Self::Hash),
+            3 => Ok(Self::List),
             other => Err(KvError::Corrupt(format!("unknown key type {other}"))),
         }
     }
@@ -45,6 +49,7 @@ impl KeyType {
         match self {
             Self::String => "string",
             Self::Hash => "hash",
+            Self::List => "list",
         }
     }
 }
@@ -60,7 +65,8 @@ pub struct Meta {
     pub incarnation: u64,
     /// Strings: value length; collections: member count.
     pub size: u64,
-    /// Strings only: the value.
+    /// Strings: the value; lists: head and tail indexes; hashes: the field-expiry header
+    /// (see FORMAT.md).
     pub inline: Vec<u8>,
 }
 

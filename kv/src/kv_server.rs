@@ -1,6 +1,7 @@
 //! [`KvServer`]: the state shared by all RESP connections — the store, settings, client
 //! registry, WATCH epochs, SCAN cursors and counters. Cheap to share behind an `Arc`.
 
+use crate::blocking::BlockingKeys;
 use crate::error::KvResult;
 use crate::scan_cursor::ScanCursors;
 use crate::session::{ClientRegistry, Session};
@@ -87,6 +88,7 @@ pub struct KvServer {
     pub(crate) watches: Arc<Watches>,
     pub(crate) cursors: ScanCursors,
     pub(crate) started: Instant,
+    pub(crate) blocking: Arc<BlockingKeys>,
     /// Counters.
     pub stats: Stats,
 }
@@ -101,6 +103,7 @@ impl KvServer {
             watches: Arc::new(Watches::default()),
             cursors: ScanCursors::default(),
             started: Instant::now(),
+            blocking: Arc::new(BlockingKeys::default()),
             stats: Stats::default(),
         })
     }
@@ -135,6 +138,12 @@ impl KvServer {
         let mut session = self.clients.register(addr, laddr, !self.requires_auth());
         session.watches = Some(self.watches.clone());
         session
+    }
+
+    /// Number of clients blocked in BLPOP-style commands (for tests and INFO).
+    #[must_use]
+    pub fn blocked_clients(&self) -> usize {
+        self.blocking.blocked_clients()
     }
 
     /// Number of keys some session is WATCHing (for tests and INFO).

@@ -8,6 +8,7 @@
 //! before its reply is returned; expired keys read as absent everywhere.
 
 pub mod args;
+pub mod blocking;
 pub mod clock;
 pub mod cmd;
 pub mod command_table;

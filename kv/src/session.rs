@@ -152,6 +152,7 @@ impl ClientRegistry {
             entry,
             registry: self.clone(),
             watches: None,
+            disconnect: Arc::new(crate::blocking::Disconnect::default()),
         }
     }
 }
@@ -187,12 +188,21 @@ pub struct Session {
     registry: Arc<ClientRegistry>,
     // Where `watched` is registered; its keys are released when the session ends.
     pub(crate) watches: Option<Arc<crate::watch::Watches>>,
+    // Fired by the connection when the client goes away (ends a blocking wait).
+    disconnect: Arc<crate::blocking::Disconnect>,
 }
 
 impl Session {
     /// Updates the registry entry with `f`.
     pub fn update_entry(&self, f: impl FnOnce(&mut ClientEntry)) {
         f(&mut self.entry.lock());
+    }
+
+    /// The handle the connection fires when its client disconnects while a blocking
+    /// command (BLPOP …) waits; the command then returns at once.
+    #[must_use]
+    pub fn disconnect_handle(&self) -> Arc<crate::blocking::Disconnect> {
+        self.disconnect.clone()
     }
 
     /// A copy of this session's registry entry.

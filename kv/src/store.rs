@@ -240,6 +240,47 @@ impl<'a> KvTxn<'a> {
         Ok(out)
     }
 
+    /// At most `limit` (member, value) pairs of one incarnation with `from <= member < to`
+    /// (`to = None`: no upper bound), in `direction` order. A bounded range scan: the cost is
+    /// the number of pairs returned, not the collection size.
+    #[allow(clippy::too_many_arguments)]
+    pub fn member_range(
+        &self,
+        db: u8,
+        key: &[u8],
+        incarnation: u64,
+        from: &[u8],
+        to: Option<&[u8]>,
+        direction: Direction,
+        limit: usize,
+    ) -> KvResult<Vec<(Bytes, Bytes)>> {
+        let prefix = data_prefix(db, key, incarnation);
+        let mut lower = prefix.clone();
+        lower.extend_from_slice(from);
+        let upper = match to {
+            Some(to) => {
+                let mut upper = prefix.clone();
+                upper.extend_from_slice(to);
+                Some(upper)
+            }
+            None => orcinus_storage::prefix_upper_bound(&prefix),
+        };
+        let upper_bound = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+        let iter = self.txn.scan(
+            &self.store.data,
+            Bound::Included(&lower),
+            upper_bound,
+            direction,
+        );
+        let mut out = Vec::new();
+        for item in iter.take(limit) {
+            let (k, v) = item?;
+            let member = k.get(prefix.len()..).unwrap_or_default();
+            out.push((Bytes::copy_from_slice(member), Bytes::copy_from_slice(&v)));
+        }
+        Ok(out)
+    }
+
     /// Live (user key, type) pairs of `db` whose user key starts with `prefix`, from `start`
     /// (a user key, inclusive) on. Stops after `limit` records have been examined and then
     /// returns the user key to resume from.

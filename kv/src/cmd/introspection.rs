@@ -25,6 +25,9 @@ fn categories(group: &str, flags: &[Flag]) -> Reply {
         }
         .into(),
     );
+    if flags.contains(&Flag::Blocking) {
+        cats.push("@blocking".into());
+    }
     if flags.contains(&Flag::Admin) {
         cats.push("@admin".into());
         cats.push("@dangerous".into());

@@ -5,5 +5,8 @@ pub mod connection;
 pub mod generic;
 pub mod hashes;
 pub mod introspection;
+pub mod list_blocking;
+pub mod list_edit;
+pub mod lists;
 pub mod server;
 pub mod strings;

@@ -27,6 +27,28 @@ impl Harness {
         }
     }
 
+    /// Closes the engine and opens it again on the same directory, with a fresh session.
+    /// No other clone of the server may be alive.
+    pub fn reopen(self) -> Self {
+        let Harness {
+            session,
+            server,
+            _dir,
+        } = self;
+        let config = server.config().clone();
+        drop(session);
+        assert_eq!(Arc::strong_count(&server), 1, "server still shared");
+        drop(server);
+        let engine = Engine::open(StorageConfig::for_test(_dir.path().join("engine"))).unwrap();
+        let server = Arc::new(KvServer::open(engine, config).unwrap());
+        let session = server.new_session("127.0.0.1:40000".into(), "127.0.0.1:6379".into());
+        Self {
+            session,
+            server,
+            _dir,
+        }
+    }
+
     /// A second session on the same server.
     pub fn new_session(&self) -> Session {
         self.server

@@ -13,6 +13,7 @@ mod connection;
 mod generic;
 mod harness;
 mod hashes;
+mod lists;
 mod model;
 mod server;
 mod strings;
