@@ -8,13 +8,16 @@
 //! - A single reply larger than `client_output_buffer_limit` closes the connection.
 //! - The query buffer is capped (1 MiB before authentication, `client_query_buffer_limit`
 //!   after); a malformed request gets `-ERR Protocol error: …` and the connection closes.
+//! - While a command that may block (BLPOP …) runs, the socket is still read (within the
+//!   same cap), so a client that disconnects cancels its wait instead of leaving it queued.
 
 use super::RespSettings;
 use super::decoder::{DecodeLimits, RequestDecoder};
 use super::encoder::encode;
 use super::handler::CommandHandler;
 use orcinus_kv::bytes::BytesMut;
-use orcinus_kv::{Reply, Session};
+use orcinus_kv::command_table::may_block;
+use orcinus_kv::{Bytes, Reply, Session};
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -54,7 +57,18 @@ where
                     return close(&mut stream, &output).await;
                 }
             };
-            let reply = handler.execute(&mut session, args).await;
+            let reply = if may_block(&args) {
+                let cap = query_buffer_cap(&settings, &session);
+                let (reply, gone) =
+                    execute_watching(&mut stream, &mut input, cap, &*handler, &mut session, args)
+                        .await;
+                if gone {
+                    return Ok(());
+                }
+                reply
+            } else {
+                handler.execute(&mut session, args).await
+            };
             let before = output.len();
             encode(&reply, session.protocol, &mut output);
             if output.len() - before > output_limit {
@@ -81,11 +95,7 @@ where
                 output.shrink_to(READ_CHUNK);
             }
         }
-        let cap = if session.authenticated {
-            usize::try_from(settings.client_query_buffer_limit).unwrap_or(usize::MAX)
-        } else {
-            UNAUTH_QUERY_BUFFER_MAX
-        };
+        let cap = query_buffer_cap(&settings, &session);
         if input.len() > cap {
             let text = "ERR Protocol error: client query buffer limit exceeded";
             encode(&Reply::Error(text.into()), session.protocol, &mut output);
@@ -96,6 +106,47 @@ where
         }
         if stream.read_buf(&mut input).await? == 0 {
             return Ok(());
+        }
+    }
+}
+
+fn query_buffer_cap(settings: &RespSettings, session: &Session) -> usize {
+    if session.authenticated {
+        usize::try_from(settings.client_query_buffer_limit).unwrap_or(usize::MAX)
+    } else {
+        UNAUTH_QUERY_BUFFER_MAX
+    }
+}
+
+/// Runs a command that may block while reading the socket: bytes that arrive (pipelined
+/// requests) stay in `input` for later; end of stream or a read error fires the session's
+/// disconnect handle, which ends the wait. The command itself is always run to completion
+/// (never dropped mid-commit). Returns the reply and whether the client is gone.
+async fn execute_watching<S, H>(
+    stream: &mut S,
+    input: &mut BytesMut,
+    cap: usize,
+    handler: &H,
+    session: &mut Session,
+    args: Vec<Bytes>,
+) -> (Reply, bool)
+where
+    S: AsyncRead + Unpin,
+    H: CommandHandler,
+{
+    let disconnect = session.disconnect_handle();
+    let exec = handler.execute(session, args);
+    tokio::pin!(exec);
+    let mut open = true;
+    loop {
+        tokio::select! {
+            reply = &mut exec => return (reply, !open),
+            read = stream.read_buf(input), if open && input.len() < cap => {
+                if !matches!(read, Ok(n) if n > 0) {
+                    open = false;
+                    disconnect.fire();
+                }
+            }
         }
     }
 }
