@@ -26,6 +26,9 @@ pub enum CommandId {
     // lists
     Lpush, Rpush, Lpushx, Rpushx, Lpop, Rpop, Llen, Lrange, Lindex, Lset, Linsert, Lrem, Ltrim,
     Lpos, Lmove, Rpoplpush, Lmpop, Blpop, Brpop, Blmove, Brpoplpush, Blmpop,
+    // hash field expiry
+    Hexpire, Hpexpire, Hexpireat, Hpexpireat, Httl, Hpttl, Hexpiretime, Hpexpiretime, Hpersist,
+    Hrandfield,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -353,6 +356,16 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("brpop", C::Brpop, -3, [W, B], 1, -2, 1, "list", "2.0.0", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
     cmd!("blmove", C::Blmove, 6, [W, D, B], 1, 2, 1, "list", "6.2.0", "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved."),
     cmd!("brpoplpush", C::Brpoplpush, 4, [W, D, B], 1, 2, 1, "list", "2.2.0", "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("hexpire", C::Hexpire, -6, [W, F], 1, 1, 1, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (seconds)"),
+    cmd!("hpexpire", C::Hpexpire, -6, [W, F], 1, 1, 1, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (milliseconds)"),
+    cmd!("hexpireat", C::Hexpireat, -6, [W, F], 1, 1, 1, "hash", "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (seconds)"),
+    cmd!("hpexpireat", C::Hpexpireat, -6, [W, F], 1, 1, 1, "hash", "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (milliseconds)"),
+    cmd!("httl", C::Httl, -5, [R, F], 1, 1, 1, "hash", "7.4.0", "Returns the TTL in seconds of a hash field."),
+    cmd!("hpttl", C::Hpttl, -5, [R, F], 1, 1, 1, "hash", "7.4.0", "Returns the TTL in milliseconds of a hash field."),
+    cmd!("hexpiretime", C::Hexpiretime, -5, [R, F], 1, 1, 1, "hash", "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in seconds."),
+    cmd!("hpexpiretime", C::Hpexpiretime, -5, [R, F], 1, 1, 1, "hash", "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in msec."),
+    cmd!("hpersist", C::Hpersist, -5, [W, F], 1, 1, 1, "hash", "7.4.0", "Removes the expiration time for each specified field"),
+    cmd!("hrandfield", C::Hrandfield, -2, [R], 1, 1, 1, "hash", "6.2.0", "Returns one or more random fields from a hash."),
     cmd!("blmpop", C::Blmpop, -5, [W, B], 0, 0, 0, "list", "7.0.0", "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
 ];
 

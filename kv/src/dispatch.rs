@@ -183,7 +183,7 @@ impl KvServer {
 
     /// Data commands: run inside `tx` against `db`.
     async fn run_data(&self, tx: &mut KvTxn<'_>, db: u8, id: C, args: &[Bytes]) -> KvResult<Reply> {
-        use cmd::{generic as g, hashes as h, lists as l, strings as s};
+        use cmd::{generic as g, hash_ttl as ht, hashes as h, lists as l, strings as s};
         let max = self.config.proto_max_bulk_len;
         match id {
             C::Get => s::get(self, tx, db, args),
@@ -256,6 +256,24 @@ impl KvServer {
             C::Lpos => cmd::list_edit::lpos(tx, db, args),
             C::Linsert => cmd::list_edit::linsert(tx, db, args).await,
             C::Lrem => cmd::list_edit::lrem(tx, db, args).await,
+            C::Hexpire => {
+                ht::hexpire(tx, db, args, g::ExpireUnit::RelativeSeconds, "hexpire").await
+            }
+            C::Hpexpire => {
+                ht::hexpire(tx, db, args, g::ExpireUnit::RelativeMillis, "hpexpire").await
+            }
+            C::Hexpireat => {
+                ht::hexpire(tx, db, args, g::ExpireUnit::AbsoluteSeconds, "hexpireat").await
+            }
+            C::Hpexpireat => {
+                ht::hexpire(tx, db, args, g::ExpireUnit::AbsoluteMillis, "hpexpireat").await
+            }
+            C::Httl => ht::httl(tx, db, args, ht::FieldTtlForm::RelativeSeconds),
+            C::Hpttl => ht::httl(tx, db, args, ht::FieldTtlForm::RelativeMillis),
+            C::Hexpiretime => ht::httl(tx, db, args, ht::FieldTtlForm::AbsoluteSeconds),
+            C::Hpexpiretime => ht::httl(tx, db, args, ht::FieldTtlForm::AbsoluteMillis),
+            C::Hpersist => ht::hpersist(tx, db, args).await,
+            C::Hrandfield => ht::hrandfield(tx, db, args),
             C::Blpop | C::Brpop | C::Blmove | C::Brpoplpush | C::Blmpop => {
                 cmd::list_blocking::without_blocking(tx, db, id, args).await
             }

@@ -16,6 +16,7 @@ mod dispatch;
 pub mod error;
 pub mod format;
 pub mod glob;
+pub mod hash_fields;
 pub mod kv_server;
 pub mod reply;
 pub mod scan_cursor;

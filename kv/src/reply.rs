@@ -23,6 +23,9 @@ pub enum Reply {
     Array(Vec<Reply>),
     /// RESP3 map; a flat array of key, value, … in RESP2.
     Map(Vec<(Reply, Reply)>),
+    /// Field/value pairs that may repeat (HRANDFIELD … WITHVALUES): an array of 2-element
+    /// arrays in RESP3, a flat array of key, value, … in RESP2.
+    Pairs(Vec<(Reply, Reply)>),
     /// RESP3 set; an array in RESP2.
     Set(Vec<Reply>),
     /// RESP3 double; a bulk string in RESP2.

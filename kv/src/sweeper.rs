@@ -5,6 +5,8 @@
 //!   type or of another incarnation are deleted. Such records are unreachable (readers only
 //!   look under the live incarnation, and incarnations are never reused), so deleting them
 //!   with an unlocked batch is safe.
+//! - **expired hash fields** (HEXPIRE): found by the expired-keys pass from the meta header;
+//!   each such hash is purged under its key lock (`cmd::hash_ttl::sweep_expired_fields`).
 //!
 //! Each pass examines at most a budget of records per round and resumes where it stopped.
 
@@ -31,6 +33,8 @@ pub async fn sweep_expired(
     let lower = cursor.take();
     let lower_bound = lower.as_deref().map_or(Bound::Unbounded, Bound::Included);
     let mut expired = Vec::new();
+    // Hashes with fields past their expiry (HEXPIRE): purged below, each in a transaction.
+    let mut field_expired = Vec::new();
     let iter = snapshot.range(store.meta_keyspace(), lower_bound, Bound::Unbounded);
     for (examined, item) in iter.enumerate() {
         let (k, v) = item?;
@@ -38,11 +42,19 @@ pub async fn sweep_expired(
             *cursor = Some(k.to_vec());
             break;
         }
-        if Meta::decode(&v)?.is_expired(now) {
+        let meta = Meta::decode(&v)?;
+        if meta.is_expired(now) {
             expired.push(k.to_vec());
+        } else if crate::cmd::hash_ttl::needs_field_sweep(&meta, now) {
+            field_expired.push(k.to_vec());
         }
     }
     drop(snapshot);
+    for raw in field_expired {
+        if let Some((&db, key)) = raw.split_first() {
+            crate::cmd::hash_ttl::sweep_expired_fields(server, db, key).await?;
+        }
+    }
     let mut deleted = 0;
     for raw in expired {
         let Some((&db, key)) = raw.split_first() else {

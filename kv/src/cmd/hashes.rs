@@ -2,46 +2,95 @@
 //! record per field under the meta's incarnation. Invariants: `size` equals the number of
 //! member records of the live incarnation; a hash whose last field is removed is deleted; a
 //! writer locks the meta and refreshes its snapshot before reading members.
+//!
+//! Fields may carry their own expiry (HEXPIRE, `hash_ttl.rs`; value formats in
+//! `hash_fields.rs`): expired fields are invisible to every read here, and a writer purges
+//! them (under the key lock) before it changes anything, so `size` counts live fields again.
 
 use crate::args::{arg, format_float, parse_f64, parse_i64, parse_i64_opt};
 use crate::cmd::generic::parse_scan_options;
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_key};
 use crate::glob::glob_match;
+use crate::hash_fields::{TtlHeader, decode_value, encode_value, header, set_header};
 use crate::kv_server::KvServer;
 use crate::reply::Reply;
 use crate::store::KvTxn;
 use bytes::Bytes;
 
-fn read_hash(tx: &KvTxn<'_>, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
+pub(crate) fn read_hash(tx: &KvTxn<'_>, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
     match tx.meta(db, key)? {
         Some(m) if m.key_type != KeyType::Hash => Err(KvError::wrong_type()),
         other => Ok(other),
     }
 }
 
-/// Locks a hash key for writing; an absent key yields a new, empty hash meta.
-async fn lock_hash(tx: &mut KvTxn<'_>, db: u8, key: &[u8]) -> KvResult<(Meta, bool)> {
+/// Deletes the expired fields of a hash whose header says some may have expired, and
+/// recomputes `size` and the header exactly. Returns true if it changed `meta` (the caller
+/// must store it, or delete the key when `size` is 0). O(fields), only when needed.
+pub(crate) async fn purge_expired_fields(
+    tx: &mut KvTxn<'_>,
+    db: u8,
+    key: &[u8],
+    meta: &mut Meta,
+) -> KvResult<bool> {
+    let now = tx.now_ms();
+    match header(meta)? {
+        Some(h) if h.may_have_expired(now) => {}
+        _ => return Ok(false),
+    }
+    let mut fresh = TtlHeader::default();
+    for (f, raw) in tx.members(db, key, meta.incarnation)? {
+        let value = decode_value(true, &raw)?;
+        if value.is_expired(now) {
+            tx.delete_member(&data_key(db, key, meta.incarnation, &f))
+                .await?;
+            meta.size = meta.size.saturating_sub(1);
+        } else if value.expire_at_ms != 0 {
+            fresh.add(value.expire_at_ms);
+        }
+    }
+    set_header(meta, fresh);
+    Ok(true)
+}
+
+/// Locks a hash key for writing, purging expired fields; an absent (or fully expired) key
+/// yields a new, empty hash meta.
+pub(crate) async fn lock_hash(tx: &mut KvTxn<'_>, db: u8, key: &[u8]) -> KvResult<(Meta, bool)> {
     let existing = tx.meta_for_update(db, key).await?;
     tx.refresh();
     match existing {
         Some(m) if m.key_type != KeyType::Hash => Err(KvError::wrong_type()),
-        Some(m) => Ok((m, true)),
-        None => Ok((
-            Meta {
-                key_type: KeyType::Hash,
-                expire_at_ms: 0,
-                incarnation: tx.store().new_incarnation(),
-                size: 0,
-                inline: Vec::new(),
-            },
-            false,
-        )),
+        Some(mut m) => {
+            if purge_expired_fields(tx, db, key, &mut m).await? {
+                store_hash(tx, db, key, &m).await?;
+            }
+            if m.size == 0 {
+                return Ok((new_hash_meta(tx), false));
+            }
+            Ok((m, true))
+        }
+        None => Ok((new_hash_meta(tx), false)),
+    }
+}
+
+fn new_hash_meta(tx: &KvTxn<'_>) -> Meta {
+    Meta {
+        key_type: KeyType::Hash,
+        expire_at_ms: 0,
+        incarnation: tx.store().new_incarnation(),
+        size: 0,
+        inline: Vec::new(),
     }
 }
 
 /// Writes back a hash meta after member changes (deletes the key when empty).
-async fn store_hash(tx: &mut KvTxn<'_>, db: u8, key: &[u8], meta: &Meta) -> KvResult<()> {
+pub(crate) async fn store_hash(
+    tx: &mut KvTxn<'_>,
+    db: u8,
+    key: &[u8],
+    meta: &Meta,
+) -> KvResult<()> {
     if meta.size == 0 {
         tx.delete_meta(db, key).await
     } else {
@@ -50,9 +99,33 @@ async fn store_hash(tx: &mut KvTxn<'_>, db: u8, key: &[u8], meta: &Meta) -> KvRe
 }
 
 fn field(tx: &KvTxn<'_>, db: u8, key: &[u8], meta: &Meta, name: &[u8]) -> KvResult<Option<Bytes>> {
-    Ok(tx
-        .member(&data_key(db, key, meta.incarnation, name))?
-        .map(|v| Bytes::copy_from_slice(&v)))
+    let Some(raw) = tx.member(&data_key(db, key, meta.incarnation, name))? else {
+        return Ok(None);
+    };
+    let value = decode_value(header(meta)?.is_some(), &raw)?;
+    Ok((!value.is_expired(tx.now_ms())).then_some(value.value))
+}
+
+/// The live (field, value) pairs of a hash, in field order (expired fields left out).
+pub(crate) fn live_members(
+    tx: &KvTxn<'_>,
+    db: u8,
+    key: &[u8],
+    meta: &Meta,
+) -> KvResult<Vec<(Bytes, Bytes)>> {
+    let members = tx.members(db, key, meta.incarnation)?;
+    if header(meta)?.is_none() {
+        return Ok(members);
+    }
+    let now = tx.now_ms();
+    let mut out = Vec::with_capacity(members.len());
+    for (f, raw) in members {
+        let value = decode_value(true, &raw)?;
+        if !value.is_expired(now) {
+            out.push((f, value.value));
+        }
+    }
+    Ok(out)
 }
 
 /// What HSET-family commands answer.
@@ -74,17 +147,32 @@ pub async fn hset(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], reply: HsetReply) 
     }
     let key = arg(args, 1)?;
     let (mut meta, _) = lock_hash(tx, db, key).await?;
+    let ttl_header = header(&meta)?;
+    let mut h = ttl_header.unwrap_or_default();
     let mut added = 0i64;
     for pair in args.get(2..).unwrap_or_default().chunks_exact(2) {
         let (Some(f), Some(v)) = (pair.first(), pair.get(1)) else {
             continue;
         };
         let dk = data_key(db, key, meta.incarnation, f);
-        if tx.member(&dk)?.is_none() {
-            added += 1;
-            meta.size += 1;
+        match tx.member(&dk)? {
+            None => {
+                added += 1;
+                meta.size += 1;
+            }
+            // HSET drops the field's TTL.
+            Some(raw) if ttl_header.is_some() => {
+                if decode_value(true, &raw)?.expire_at_ms != 0 {
+                    h.remove();
+                }
+            }
+            Some(_) => {}
         }
-        tx.put_member(&dk, v).await?;
+        tx.put_member(&dk, &encode_value(ttl_header.is_some(), 0, v))
+            .await?;
+    }
+    if ttl_header.is_some() {
+        set_header(&mut meta, h);
     }
     store_hash(tx, db, key, &meta).await?;
     Ok(match reply {
@@ -101,7 +189,8 @@ pub async fn hsetnx(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Repl
     if tx.member(&dk)?.is_some() {
         return Ok(Reply::Integer(0));
     }
-    tx.put_member(&dk, v).await?;
+    let v2 = header(&meta)?.is_some();
+    tx.put_member(&dk, &encode_value(v2, 0, v)).await?;
     meta.size += 1;
     store_hash(tx, db, key, &meta).await?;
     Ok(Reply::Integer(1))
@@ -137,14 +226,22 @@ pub async fn hdel(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply>
     if !existed {
         return Ok(Reply::Integer(0));
     }
+    let ttl_header = header(&meta)?;
+    let mut h = ttl_header.unwrap_or_default();
     let mut removed = 0;
     for f in args.iter().skip(2) {
         let dk = data_key(db, key, meta.incarnation, f);
-        if tx.member(&dk)?.is_some() {
+        if let Some(raw) = tx.member(&dk)? {
+            if ttl_header.is_some() && decode_value(true, &raw)?.expire_at_ms != 0 {
+                h.remove();
+            }
             tx.delete_member(&dk).await?;
             meta.size = meta.size.saturating_sub(1);
             removed += 1;
         }
+    }
+    if ttl_header.is_some() {
+        set_header(&mut meta, h);
     }
     if removed > 0 {
         store_hash(tx, db, key, &meta).await?;
@@ -167,7 +264,7 @@ pub enum HashPart {
 pub fn hgetall(tx: &KvTxn<'_>, db: u8, args: &[Bytes], part: HashPart) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     let members = match read_hash(tx, db, key)? {
-        Some(meta) => tx.members(db, key, meta.incarnation)?,
+        Some(meta) => live_members(tx, db, key, &meta)?,
         None => Vec::new(),
     };
     Ok(match part {
@@ -188,7 +285,15 @@ pub fn hgetall(tx: &KvTxn<'_>, db: u8, args: &[Bytes], part: HashPart) -> KvResu
 
 /// HLEN key.
 pub fn hlen(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
-    let size = read_hash(tx, db, arg(args, 1)?)?.map_or(0, |m| m.size);
+    let key = arg(args, 1)?;
+    let size = match read_hash(tx, db, key)? {
+        None => 0,
+        // Some field may have expired and not been purged yet: count the live ones.
+        Some(m) if header(&m)?.is_some_and(|h| h.may_have_expired(tx.now_ms())) => {
+            live_members(tx, db, key, &m)?.len() as u64
+        }
+        Some(m) => m.size,
+    };
     Ok(Reply::Integer(i64::try_from(size).unwrap_or(i64::MAX)))
 }
 
@@ -218,19 +323,28 @@ pub async fn hincrby(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Rep
     let delta = parse_i64(arg(args, 3)?)?;
     let (mut meta, _) = lock_hash(tx, db, key).await?;
     let dk = data_key(db, key, meta.incarnation, f);
-    let current = match tx.member(&dk)? {
-        Some(v) => {
-            parse_i64_opt(&v).ok_or_else(|| KvError::command("ERR hash value is not an integer"))?
+    let v2 = header(&meta)?.is_some();
+    let (current, expire_at) = match tx.member(&dk)? {
+        Some(raw) => {
+            let v = decode_value(v2, &raw)?;
+            let n = parse_i64_opt(&v.value)
+                .ok_or_else(|| KvError::command("ERR hash value is not an integer"))?;
+            (n, v.expire_at_ms)
         }
         None => {
             meta.size += 1;
-            0
+            (0, 0)
         }
     };
     let next = current
         .checked_add(delta)
         .ok_or_else(|| KvError::command("ERR increment or decrement would overflow"))?;
-    tx.put_member(&dk, next.to_string().as_bytes()).await?;
+    // HINCRBY keeps the field's TTL.
+    tx.put_member(
+        &dk,
+        &encode_value(v2, expire_at, next.to_string().as_bytes()),
+    )
+    .await?;
     store_hash(tx, db, key, &meta).await?;
     Ok(Reply::Integer(next))
 }
@@ -241,11 +355,17 @@ pub async fn hincrbyfloat(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResul
     let delta = parse_f64(arg(args, 3)?)?;
     let (mut meta, _) = lock_hash(tx, db, key).await?;
     let dk = data_key(db, key, meta.incarnation, f);
-    let current = match tx.member(&dk)? {
-        Some(v) => parse_f64(&v).map_err(|_| KvError::command("ERR hash value is not a float"))?,
+    let v2 = header(&meta)?.is_some();
+    let (current, expire_at) = match tx.member(&dk)? {
+        Some(raw) => {
+            let v = decode_value(v2, &raw)?;
+            let n = parse_f64(&v.value)
+                .map_err(|_| KvError::command("ERR hash value is not a float"))?;
+            (n, v.expire_at_ms)
+        }
         None => {
             meta.size += 1;
-            0.0
+            (0.0, 0)
         }
     };
     let next = current + delta;
@@ -255,7 +375,8 @@ pub async fn hincrbyfloat(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResul
         ));
     }
     let text = format_float(next);
-    tx.put_member(&dk, text.as_bytes()).await?;
+    tx.put_member(&dk, &encode_value(v2, expire_at, text.as_bytes()))
+        .await?;
     store_hash(tx, db, key, &meta).await?;
     Ok(Reply::bulk(text))
 }
@@ -274,7 +395,7 @@ pub fn hscan(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvRes
         ),
     };
     let members = match read_hash(tx, db, key)? {
-        Some(meta) => tx.members(db, key, meta.incarnation)?,
+        Some(meta) => live_members(tx, db, key, &meta)?,
         None => Vec::new(),
     };
     let mut page = Vec::new();

@@ -3,6 +3,7 @@
 
 pub mod connection;
 pub mod generic;
+pub mod hash_ttl;
 pub mod hashes;
 pub mod introspection;
 pub mod list_blocking;

@@ -12,6 +12,7 @@
 mod connection;
 mod generic;
 mod harness;
+mod hash_ttl;
 mod hashes;
 mod lists;
 mod model;

@@ -1,6 +1,7 @@
 //! Encodes a [`Reply`] as RESP2 or RESP3. RESP3-only types degrade in RESP2 the way Redis does
-//! it: Map → flat array, Set → array, Double → bulk string, Boolean → integer, Verbatim →
-//! bulk string, Null → `$-1`, NullArray → `*-1`. Simple strings and errors never carry CR/LF
+//! it: Map → flat array, Pairs (RESP3: array of 2-element arrays) → flat array, Set → array,
+//! Double → bulk string, Boolean → integer, Verbatim → bulk string, Null → `$-1`,
+//! NullArray → `*-1`. Simple strings and errors never carry CR/LF
 //! (they are replaced by spaces), so a reply can never break framing.
 
 use orcinus_kv::{Protocol, Reply};
@@ -73,6 +74,20 @@ pub fn encode(reply: &Reply, protocol: Protocol, out: &mut Vec<u8>) {
                 header(out, b'*', pairs.len().saturating_mul(2));
             }
             for (k, v) in pairs {
+                encode(k, protocol, out);
+                encode(v, protocol, out);
+            }
+        }
+        Reply::Pairs(pairs) => {
+            if resp3 {
+                header(out, b'*', pairs.len());
+            } else {
+                header(out, b'*', pairs.len().saturating_mul(2));
+            }
+            for (k, v) in pairs {
+                if resp3 {
+                    header(out, b'*', 2);
+                }
                 encode(k, protocol, out);
                 encode(v, protocol, out);
             }
