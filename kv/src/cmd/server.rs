@@ -63,9 +63,10 @@ fn section(server: &KvServer, name: &str, out: &mut String) -> KvResult<()> {
         "clients" => {
             let _ = write!(
                 out,
-                "# Clients\r\nconnected_clients:{}\r\nmaxclients:{}\r\n",
+                "# Clients\r\nconnected_clients:{}\r\nmaxclients:{}\r\nblocked_clients:{}\r\n",
                 server.client_count(),
-                server.config.max_clients
+                server.config.max_clients,
+                server.blocked_clients()
             );
         }
         "memory" => {

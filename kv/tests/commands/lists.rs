@@ -280,6 +280,10 @@ async fn blpop_is_woken_by_a_push_from_another_client() {
     assert_eq!(h.run("BLPOP none ready 0").await, nested_pair("ready", "x"));
     let waiter = spawn_cmd(&h, "BLPOP q1 q2 0");
     wait_blocked(&h, 1).await;
+    let (Reply::Verbatim(_, info) | Reply::Bulk(info)) = h.run("INFO clients").await else {
+        panic!("INFO is a bulk string")
+    };
+    assert!(String::from_utf8_lossy(&info).contains("blocked_clients:1\r\n"));
     assert_eq!(h.run("RPUSH q2 v1 v2").await, int(2));
     assert_eq!(waiter.await.unwrap(), nested_pair("q2", "v1"));
     assert_eq!(h.run("LRANGE q2 0 -1").await, array(&["v2"]));
