@@ -119,6 +119,11 @@ async fn hexpire_errors() {
         ints(&[-1]),
         "nothing applied"
     );
+    // A hash whose fields never had a TTL (the v1 value format).
+    assert_eq!(h.run("HPERSIST h FIELDS 2 a zz").await, ints(&[-1, -2]));
+    assert_eq!(h.run("HTTL h FIELDS 2 a zz").await, ints(&[-1, -2]));
+    assert_eq!(h.run("HEXPIRE h 0 FIELDS 1 zz").await, ints(&[-2]));
+    assert_eq!(h.run("HGET h a").await, bulk("1"));
 }
 
 #[tokio::test]

@@ -611,3 +611,85 @@ proptest! {
         })?;
     }
 }
+
+#[tokio::test]
+async fn long_lists_use_bounded_ranges_and_edit_both_sides() {
+    let mut h = Harness::new();
+    let mut model: VecDeque<String> = VecDeque::new();
+    for chunk in 0..20 {
+        let values: Vec<String> = (0..100).map(|i| format!("e{}", chunk * 100 + i)).collect();
+        let line = format!("RPUSH big {}", values.join(" "));
+        h.run(&line).await;
+        model.extend(values);
+    }
+    assert_eq!(h.run("LLEN big").await, int(2000));
+    let first: Vec<&str> = model.iter().take(100).map(String::as_str).collect();
+    assert_eq!(h.run("LRANGE big 0 99").await, array(&first));
+    assert_eq!(h.run("LRANGE big -2 -1").await, array(&["e1998", "e1999"]));
+    assert_eq!(h.run("LPOS big e1500").await, int(1500));
+    assert_eq!(h.run("LPOS big e10 RANK -1").await, int(10));
+    // Near the head (the head side moves) and near the tail (the tail side moves).
+    assert_eq!(h.run("LINSERT big AFTER e3 x").await, int(2001));
+    assert_eq!(h.run("LINSERT big BEFORE e1990 y").await, int(2002));
+    model.insert(4, "x".into());
+    model.insert(1991, "y".into());
+    assert_eq!(h.run("LREM big 1 e1").await, int(1));
+    model.remove(1);
+    assert_eq!(h.run("LREM big -1 e1995").await, int(1));
+    let at = model.iter().position(|e| e == "e1995").unwrap();
+    model.remove(at);
+    let all: Vec<&str> = model.iter().map(String::as_str).collect();
+    assert_eq!(h.run("LRANGE big 0 -1").await, array(&all));
+    assert_eq!(h.run("LTRIM big 1000 1009").await, ok());
+    let kept: Vec<&str> = model
+        .iter()
+        .skip(1000)
+        .take(10)
+        .map(String::as_str)
+        .collect();
+    assert_eq!(h.run("LRANGE big 0 -1").await, array(&kept));
+}
+
+#[tokio::test]
+async fn concurrent_pushers_and_blocked_poppers_lose_nothing() {
+    let h = Harness::new();
+    let mut poppers = Vec::new();
+    for _ in 0..4 {
+        let server = h.server.clone();
+        let mut session = h.new_session();
+        poppers.push(tokio::spawn(async move {
+            let mut got = Vec::new();
+            for _ in 0..25 {
+                match run_in(&server, &mut session, "BRPOP work 5").await {
+                    Reply::Array(items) => got.push(items[1].clone()),
+                    other => panic!("{other:?}"),
+                }
+            }
+            got
+        }));
+    }
+    let mut pushers = Vec::new();
+    for p in 0..4 {
+        let server = h.server.clone();
+        let mut session = h.new_session();
+        pushers.push(tokio::spawn(async move {
+            for i in 0..25 {
+                let line = format!("LPUSH work {p}-{i}");
+                let reply = run_in(&server, &mut session, &line).await;
+                assert!(matches!(reply, Reply::Integer(_)), "{reply:?}");
+            }
+        }));
+    }
+    for p in pushers {
+        p.await.unwrap();
+    }
+    let mut all = Vec::new();
+    for p in poppers {
+        all.extend(p.await.unwrap());
+    }
+    assert_eq!(all.len(), 100);
+    all.sort_by_key(|r| format!("{r:?}"));
+    all.dedup();
+    assert_eq!(all.len(), 100, "every element popped exactly once");
+    assert_eq!(h.server.blocked_clients(), 0);
+}
