@@ -11,7 +11,8 @@
 //! Timeouts are seconds as a float (`0` = forever), parsed with Redis's rules and errors.
 
 use crate::args::{arg, parse_f64};
-use crate::cmd::lists::{End, MpopArgs, move_one, mpop, mpop_reply, parse_mpop};
+use crate::cmd::list_move::{MpopArgs, move_one, mpop, mpop_reply, parse_mpop};
+use crate::cmd::lists::End;
 use crate::command_table::CommandId as C;
 use crate::error::{KvError, KvResult};
 use crate::kv_server::KvServer;

@@ -8,6 +8,7 @@ pub mod hashes;
 pub mod introspection;
 pub mod list_blocking;
 pub mod list_edit;
+pub mod list_move;
 pub mod lists;
 pub mod server;
 pub mod strings;

@@ -14,6 +14,8 @@ mod generic;
 mod harness;
 mod hash_ttl;
 mod hashes;
+mod list_blocking;
+mod list_model;
 mod lists;
 mod model;
 mod server;
