@@ -265,6 +265,15 @@ fn encodes_resp2_and_resp3() {
     let set = Reply::Set(vec![Reply::Simple("x".into())]);
     assert_eq!(encoded(&set, Protocol::Resp3), "~1\r\n+x\r\n");
     assert_eq!(encoded(&set, Protocol::Resp2), "*1\r\n+x\r\n");
+    let pairs = Reply::Pairs(vec![(Reply::bulk("f"), Reply::bulk("v"))]);
+    assert_eq!(
+        encoded(&pairs, Protocol::Resp2),
+        "*2\r\n$1\r\nf\r\n$1\r\nv\r\n"
+    );
+    assert_eq!(
+        encoded(&pairs, Protocol::Resp3),
+        "*1\r\n*2\r\n$1\r\nf\r\n$1\r\nv\r\n"
+    );
     let verbatim = Reply::Verbatim("txt", Bytes::from_static(b"hi"));
     assert_eq!(encoded(&verbatim, Protocol::Resp3), "=6\r\ntxt:hi\r\n");
     assert_eq!(encoded(&verbatim, Protocol::Resp2), "$2\r\nhi\r\n");
@@ -359,6 +368,27 @@ async fn serves_pipelined_inline_and_resp3_clients() {
     .await;
     roundtrip(&mut c, b"QUIT\r\n", "+OK\r\n").await;
     expect_closed(&mut c).await;
+}
+
+#[tokio::test]
+async fn blocked_client_is_served_by_a_push_and_cancelled_by_its_disconnect() {
+    let server = start(RespSettings::default()).await;
+    let mut blocked = TcpStream::connect(server.addr).await.unwrap();
+    let mut pusher = TcpStream::connect(server.addr).await.unwrap();
+    // A push from another connection serves the blocked client; a pipelined command
+    // behind the BLPOP runs after it.
+    blocked.write_all(b"BLPOP q 0\r\nPING\r\n").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    roundtrip(&mut pusher, b"RPUSH q a\r\n", ":1\r\n").await;
+    roundtrip(&mut blocked, b"", "*2\r\n$1\r\nq\r\n$1\r\na\r\n+PONG\r\n").await;
+    // A client that disconnects while blocked leaves the queue: a later push stays.
+    blocked.write_all(b"BLPOP q 0\r\n").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(blocked);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    roundtrip(&mut pusher, b"RPUSH q b\r\n", ":1\r\n").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    roundtrip(&mut pusher, b"LLEN q\r\n", ":1\r\n").await;
 }
 
 #[tokio::test]
