@@ -23,6 +23,9 @@ pub enum CommandId {
     Hincrbyfloat, Hstrlen, Hscan,
     // transactions
     Multi, Exec, Discard, Watch, Unwatch,
+    // sets
+    Sadd, Srem, Smembers, Sismember, Smismember, Scard, Spop, Srandmember, Smove, Sinter,
+    Sunion, Sdiff, Sinterstore, Sunionstore, Sdiffstore, Sintercard, Sscan,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -326,6 +329,23 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("discard", C::Discard, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.0.0", "Discards a transaction."),
     cmd!("watch", C::Watch, -2, [S, L, T, F], 1, -1, 1, "transactions", "2.2.0", "Monitors changes to keys to determine the execution of a transaction."),
     cmd!("unwatch", C::Unwatch, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.2.0", "Forgets about watched keys of a transaction."),
+    cmd!("sadd", C::Sadd, -3, [W, D, F], 1, 1, 1, "set", "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist."),
+    cmd!("srem", C::Srem, -3, [W, F], 1, 1, 1, "set", "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed."),
+    cmd!("smembers", C::Smembers, 2, [R], 1, 1, 1, "set", "1.0.0", "Returns all members of a set."),
+    cmd!("sismember", C::Sismember, 3, [R, F], 1, 1, 1, "set", "1.0.0", "Determines whether a member belongs to a set."),
+    cmd!("smismember", C::Smismember, -3, [R, F], 1, 1, 1, "set", "6.2.0", "Determines whether multiple members belong to a set."),
+    cmd!("scard", C::Scard, 2, [R, F], 1, 1, 1, "set", "1.0.0", "Returns the number of members in a set."),
+    cmd!("spop", C::Spop, -2, [W, F], 1, 1, 1, "set", "1.0.0", "Returns one or more random members from a set after removing them. Deletes the set if the last member was popped."),
+    cmd!("srandmember", C::Srandmember, -2, [R], 1, 1, 1, "set", "1.0.0", "Get one or multiple random members from a set."),
+    cmd!("smove", C::Smove, 4, [W, F], 1, 2, 1, "set", "1.0.0", "Moves a member from one set to another."),
+    cmd!("sinter", C::Sinter, -2, [R], 1, -1, 1, "set", "1.0.0", "Returns the intersect of multiple sets."),
+    cmd!("sunion", C::Sunion, -2, [R], 1, -1, 1, "set", "1.0.0", "Returns the union of multiple sets."),
+    cmd!("sdiff", C::Sdiff, -2, [R], 1, -1, 1, "set", "1.0.0", "Returns the difference of multiple sets."),
+    cmd!("sinterstore", C::Sinterstore, -3, [W, D], 1, -1, 1, "set", "1.0.0", "Stores the intersect of multiple sets in a key."),
+    cmd!("sunionstore", C::Sunionstore, -3, [W, D], 1, -1, 1, "set", "1.0.0", "Stores the union of multiple sets in a key."),
+    cmd!("sdiffstore", C::Sdiffstore, -3, [W, D], 1, -1, 1, "set", "1.0.0", "Stores the difference of multiple sets in a key."),
+    cmd!("sintercard", C::Sintercard, -3, [R], 0, 0, 0, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets."),
+    cmd!("sscan", C::Sscan, -3, [R], 1, 1, 1, "set", "2.6.0", "Iterates over members of a set."),
 ];
 
 /// Looks a command up by name (case-insensitive).

@@ -8,7 +8,7 @@ use crate::command_table::{CommandId as C, CommandSpec, Flag, arity_ok, lookup};
 use crate::error::{KvError, KvResult};
 use crate::kv_server::{KvServer, Stats};
 use crate::reply::Reply;
-use crate::session::{MultiState, Session};
+use crate::session::{MultiState, Protocol, Session};
 use crate::store::KvTxn;
 use bytes::Bytes;
 
@@ -122,7 +122,9 @@ impl KvServer {
             return self.run_immediate(session, spec, args).await;
         }
         let mut tx = self.store.begin(crate::clock::now_ms());
-        let reply = self.run_data(&mut tx, session.db, spec.id, args).await?;
+        let reply = self
+            .run_data(&mut tx, session.db, session.protocol, spec.id, args)
+            .await?;
         self.commit(tx).await?;
         Ok(reply)
     }
@@ -168,9 +170,18 @@ impl KvServer {
         }
     }
 
-    /// Data commands: run inside `tx` against `db`.
-    async fn run_data(&self, tx: &mut KvTxn<'_>, db: u8, id: C, args: &[Bytes]) -> KvResult<Reply> {
+    /// Data commands: run inside `tx` against `db`; `proto` shapes replies whose RESP3 form
+    /// differs in structure (score pairs), not just in type.
+    async fn run_data(
+        &self,
+        tx: &mut KvTxn<'_>,
+        db: u8,
+        proto: Protocol,
+        id: C,
+        args: &[Bytes],
+    ) -> KvResult<Reply> {
         use cmd::{generic as g, hashes as h, strings as s};
+        use cmd::{set_algebra as sa, sets as st};
         let max = self.config.proto_max_bulk_len;
         match id {
             C::Get => s::get(self, tx, db, args),
@@ -226,6 +237,23 @@ impl KvServer {
             C::Hincrby => h::hincrby(tx, db, args).await,
             C::Hincrbyfloat => h::hincrbyfloat(tx, db, args).await,
             C::Hscan => h::hscan(self, tx, db, args),
+            C::Sadd => st::sadd(tx, db, args).await,
+            C::Srem => st::srem(tx, db, args).await,
+            C::Smembers => st::smembers(tx, db, args),
+            C::Sismember => st::sismember(tx, db, args),
+            C::Smismember => st::smismember(tx, db, args),
+            C::Scard => st::scard(tx, db, args),
+            C::Spop => st::spop(tx, db, args).await,
+            C::Srandmember => st::srandmember(tx, db, args),
+            C::Sscan => st::sscan(self, tx, db, args),
+            C::Smove => sa::smove(tx, db, args).await,
+            C::Sinter => sa::set_op(tx, db, args, sa::SetOp::Inter),
+            C::Sunion => sa::set_op(tx, db, args, sa::SetOp::Union),
+            C::Sdiff => sa::set_op(tx, db, args, sa::SetOp::Diff),
+            C::Sinterstore => sa::set_op_store(tx, db, args, sa::SetOp::Inter).await,
+            C::Sunionstore => sa::set_op_store(tx, db, args, sa::SetOp::Union).await,
+            C::Sdiffstore => sa::set_op_store(tx, db, args, sa::SetOp::Diff).await,
+            C::Sintercard => sa::sintercard(tx, db, args),
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
             ))),
@@ -307,7 +335,8 @@ impl KvServer {
                 }
             };
             let reply = if is_data_command(spec) {
-                self.run_data(tx, session.db, spec.id, &args).await
+                self.run_data(tx, session.db, session.protocol, spec.id, &args)
+                    .await
             } else {
                 self.run_immediate(session, spec, &args).await
             };

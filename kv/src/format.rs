@@ -21,6 +21,10 @@ pub enum KeyType {
     String,
     /// A hash; fields live in `kv_data`.
     Hash,
+    /// A set; members live in `kv_data` (empty values).
+    Set,
+    /// A sorted set; members → score in `kv_data`, plus the `kv_score` index.
+    Zset,
 }
 
 impl KeyType {
@@ -28,6 +32,8 @@ impl KeyType {
         match self {
             Self::String => 1,
             Self::Hash => 2,
+            Self::Set => 4,
+            Self::Zset => 5,
         }
     }
 
@@ -35,6 +41,8 @@ impl KeyType {
         match b {
             1 => Ok(Self::String),
             2 => Ok(Self::Hash),
+            4 => Ok(Self::Set),
+            5 => Ok(Self::Zset),
             other => Err(KvError::Corrupt(format!("unknown key type {other}"))),
         }
     }
@@ -45,6 +53,8 @@ impl KeyType {
         match self {
             Self::String => "string",
             Self::Hash => "hash",
+            Self::Set => "set",
+            Self::Zset => "zset",
         }
     }
 }
@@ -65,6 +75,18 @@ pub struct Meta {
 }
 
 impl Meta {
+    /// A new, empty collection meta of `key_type` under a fresh `incarnation`.
+    #[must_use]
+    pub fn collection(key_type: KeyType, incarnation: u64) -> Self {
+        Self {
+            key_type,
+            expire_at_ms: 0,
+            incarnation,
+            size: 0,
+            inline: Vec::new(),
+        }
+    }
+
     /// A new string meta.
     #[must_use]
     pub fn string(value: Vec<u8>, expire_at_ms: u64) -> Self {

@@ -18,6 +18,7 @@ pub mod glob;
 pub mod kv_server;
 pub mod reply;
 pub mod scan_cursor;
+pub mod score;
 pub mod session;
 pub mod store;
 pub mod sweeper;

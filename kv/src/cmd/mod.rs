@@ -6,4 +6,6 @@ pub mod generic;
 pub mod hashes;
 pub mod introspection;
 pub mod server;
+pub mod set_algebra;
+pub mod sets;
 pub mod strings;

@@ -15,6 +15,7 @@ mod harness;
 mod hashes;
 mod model;
 mod server;
+mod sets;
 mod strings;
 mod sweeper;
 mod transactions;
