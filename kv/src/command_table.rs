@@ -26,6 +26,10 @@ pub enum CommandId {
     // sets
     Sadd, Srem, Smembers, Sismember, Smismember, Scard, Spop, Srandmember, Smove, Sinter,
     Sunion, Sdiff, Sinterstore, Sunionstore, Sdiffstore, Sintercard, Sscan,
+    // sorted sets
+    Zadd, Zincrby, Zrem, Zcard, Zscore, Zmscore, Zrank, Zrevrank, Zrange, Zrevrange,
+    Zrangebyscore, Zrevrangebyscore, Zrangebylex, Zrevrangebylex, Zcount, Zlexcount, Zpopmin,
+    Zpopmax, Zremrangebyrank, Zremrangebyscore, Zremrangebylex, Zunionstore, Zinterstore, Zscan,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -346,6 +350,30 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("sdiffstore", C::Sdiffstore, -3, [W, D], 1, -1, 1, "set", "1.0.0", "Stores the difference of multiple sets in a key."),
     cmd!("sintercard", C::Sintercard, -3, [R], 0, 0, 0, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets."),
     cmd!("sscan", C::Sscan, -3, [R], 1, 1, 1, "set", "2.6.0", "Iterates over members of a set."),
+    cmd!("zadd", C::Zadd, -4, [W, D, F], 1, 1, 1, "sorted-set", "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist."),
+    cmd!("zincrby", C::Zincrby, 4, [W, D, F], 1, 1, 1, "sorted-set", "1.2.0", "Increments the score of a member in a sorted set."),
+    cmd!("zrem", C::Zrem, -3, [W, F], 1, 1, 1, "sorted-set", "1.2.0", "Removes one or more members from a sorted set. Deletes the sorted set if all members were removed."),
+    cmd!("zcard", C::Zcard, 2, [R, F], 1, 1, 1, "sorted-set", "1.2.0", "Returns the number of members in a sorted set."),
+    cmd!("zscore", C::Zscore, 3, [R, F], 1, 1, 1, "sorted-set", "1.2.0", "Returns the score of a member in a sorted set."),
+    cmd!("zmscore", C::Zmscore, -3, [R, F], 1, 1, 1, "sorted-set", "6.2.0", "Returns the score of one or more members in a sorted set."),
+    cmd!("zrank", C::Zrank, -3, [R, F], 1, 1, 1, "sorted-set", "2.0.0", "Returns the index of a member in a sorted set ordered by ascending scores."),
+    cmd!("zrevrank", C::Zrevrank, -3, [R, F], 1, 1, 1, "sorted-set", "2.0.0", "Returns the index of a member in a sorted set ordered by descending scores."),
+    cmd!("zrange", C::Zrange, -4, [R], 1, 1, 1, "sorted-set", "1.2.0", "Returns members in a sorted set within a range of indexes."),
+    cmd!("zrevrange", C::Zrevrange, -4, [R], 1, 1, 1, "sorted-set", "1.2.0", "Returns members in a sorted set within a range of indexes in reverse order."),
+    cmd!("zrangebyscore", C::Zrangebyscore, -4, [R], 1, 1, 1, "sorted-set", "1.0.5", "Returns members in a sorted set within a range of scores."),
+    cmd!("zrevrangebyscore", C::Zrevrangebyscore, -4, [R], 1, 1, 1, "sorted-set", "2.2.0", "Returns members in a sorted set within a range of scores in reverse order."),
+    cmd!("zrangebylex", C::Zrangebylex, -4, [R], 1, 1, 1, "sorted-set", "2.8.9", "Returns members in a sorted set within a lexicographical range."),
+    cmd!("zrevrangebylex", C::Zrevrangebylex, -4, [R], 1, 1, 1, "sorted-set", "2.8.9", "Returns members in a sorted set within a lexicographical range in reverse order."),
+    cmd!("zcount", C::Zcount, 4, [R, F], 1, 1, 1, "sorted-set", "2.0.0", "Returns the count of members in a sorted set that have scores within a range."),
+    cmd!("zlexcount", C::Zlexcount, 4, [R, F], 1, 1, 1, "sorted-set", "2.8.9", "Returns the number of members in a sorted set within a lexicographical range."),
+    cmd!("zpopmin", C::Zpopmin, -2, [W, F], 1, 1, 1, "sorted-set", "5.0.0", "Returns the lowest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."),
+    cmd!("zpopmax", C::Zpopmax, -2, [W, F], 1, 1, 1, "sorted-set", "5.0.0", "Returns the highest-scoring members from a sorted set after removing them. Deletes the sorted set if the last member was popped."),
+    cmd!("zremrangebyrank", C::Zremrangebyrank, 4, [W], 1, 1, 1, "sorted-set", "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed."),
+    cmd!("zremrangebyscore", C::Zremrangebyscore, 4, [W], 1, 1, 1, "sorted-set", "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed."),
+    cmd!("zremrangebylex", C::Zremrangebylex, 4, [W], 1, 1, 1, "sorted-set", "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed."),
+    cmd!("zunionstore", C::Zunionstore, -4, [W, D], 1, 1, 1, "sorted-set", "2.0.0", "Stores the union of multiple sorted sets in a key."),
+    cmd!("zinterstore", C::Zinterstore, -4, [W, D], 1, 1, 1, "sorted-set", "2.0.0", "Stores the intersect of multiple sorted sets in a key."),
+    cmd!("zscan", C::Zscan, -3, [R], 1, 1, 1, "sorted-set", "2.8.0", "Iterates over members and scores of a sorted set."),
 ];
 
 /// Looks a command up by name (case-insensitive).

@@ -182,6 +182,8 @@ impl KvServer {
     ) -> KvResult<Reply> {
         use cmd::{generic as g, hashes as h, strings as s};
         use cmd::{set_algebra as sa, sets as st};
+        use cmd::{zset_ranges as zr, zset_store as zst, zsets as z};
+        use orcinus_storage::Direction::{Forward, Reverse};
         let max = self.config.proto_max_bulk_len;
         match id {
             C::Get => s::get(self, tx, db, args),
@@ -254,6 +256,32 @@ impl KvServer {
             C::Sunionstore => sa::set_op_store(tx, db, args, sa::SetOp::Union).await,
             C::Sdiffstore => sa::set_op_store(tx, db, args, sa::SetOp::Diff).await,
             C::Sintercard => sa::sintercard(tx, db, args),
+            C::Zadd => z::zadd(tx, db, args, proto).await,
+            C::Zincrby => z::zincrby(tx, db, args, proto).await,
+            C::Zrem => z::zrem(tx, db, args).await,
+            C::Zcard => z::zcard(tx, db, args),
+            C::Zscore => z::zscore(tx, db, args, proto),
+            C::Zmscore => z::zmscore(tx, db, args, proto),
+            C::Zpopmin => z::zpop(tx, db, args, Forward, proto).await,
+            C::Zpopmax => z::zpop(tx, db, args, Reverse, proto).await,
+            C::Zscan => z::zscan(self, tx, db, args),
+            C::Zrank => zr::zrank(tx, db, args, false, proto),
+            C::Zrevrank => zr::zrank(tx, db, args, true, proto),
+            C::Zrange => zr::zrange(tx, db, args, zr::RangeCommand::Zrange, proto),
+            C::Zrevrange => zr::zrange(tx, db, args, zr::RangeCommand::Zrevrange, proto),
+            C::Zrangebyscore => zr::zrange(tx, db, args, zr::RangeCommand::Zrangebyscore, proto),
+            C::Zrevrangebyscore => {
+                zr::zrange(tx, db, args, zr::RangeCommand::Zrevrangebyscore, proto)
+            }
+            C::Zrangebylex => zr::zrange(tx, db, args, zr::RangeCommand::Zrangebylex, proto),
+            C::Zrevrangebylex => zr::zrange(tx, db, args, zr::RangeCommand::Zrevrangebylex, proto),
+            C::Zcount => zr::zcount(tx, db, args, false),
+            C::Zlexcount => zr::zcount(tx, db, args, true),
+            C::Zremrangebyrank => zr::zremrange(tx, db, args, zr::RemoveBy::Rank).await,
+            C::Zremrangebyscore => zr::zremrange(tx, db, args, zr::RemoveBy::Score).await,
+            C::Zremrangebylex => zr::zremrange(tx, db, args, zr::RemoveBy::Lex).await,
+            C::Zunionstore => zst::zstore(tx, db, args, false).await,
+            C::Zinterstore => zst::zstore(tx, db, args, true).await,
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
             ))),

@@ -9,3 +9,6 @@ pub mod server;
 pub mod set_algebra;
 pub mod sets;
 pub mod strings;
+pub mod zset_ranges;
+pub mod zset_store;
+pub mod zsets;

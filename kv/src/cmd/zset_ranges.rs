@@ -1,0 +1,419 @@
+//! Sorted-set range commands: ZRANGE (BYSCORE, BYLEX, REV, LIMIT, WITHSCORES), ZRANGEBYSCORE,
+//! ZREVRANGEBYSCORE, ZRANGEBYLEX, ZREVRANGEBYLEX, ZREVRANGE, ZCOUNT, ZLEXCOUNT, ZRANK,
+//! ZREVRANK, ZREMRANGEBYRANK, ZREMRANGEBYSCORE, ZREMRANGEBYLEX.
+//!
+//! Costs: score ranges are range scans of the `kv_score` index (O(log n + offset + returned));
+//! lex ranges are range scans of the members in `kv_data` (member order, which is Redis's
+//! order when all scores are equal — the only case in which Redis defines lex ranges); rank
+//! ranges and ZRANK walk the index from the nearer end, so they cost O(rank). Invariant: a
+//! scan is only issued for a non-empty key range (inverted ranges answer empty, never panic).
+
+use crate::args::{arg, is, parse_i64};
+use crate::cmd::sets::{lock_typed, size_reply, store_collection};
+use crate::cmd::zsets::{entries_reply, read_zset, remove_member, score_of};
+use crate::error::{KvError, KvResult};
+use crate::format::{KeyType, Meta, data_prefix};
+use crate::reply::Reply;
+use crate::score::{
+    ScoreBound, decode_member_value, parse_score_bound, score_key, score_prefix, score_reply,
+    split_score_entry,
+};
+use crate::session::Protocol;
+use crate::store::KvTxn;
+use bytes::Bytes;
+use orcinus_storage::{Direction, ScanIter, prefix_upper_bound};
+use std::ops::Bound;
+
+const NOT_FLOAT_RANGE: &str = "ERR min or max is not a float";
+const NOT_LEX_RANGE: &str = "ERR min or max not valid string range item";
+
+/// One end of a lex range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LexBound {
+    /// `-`.
+    NegInf,
+    /// `+`.
+    PosInf,
+    /// `[member`.
+    Incl(Bytes),
+    /// `(member`.
+    Excl(Bytes),
+}
+
+fn parse_lex_bound(raw: &Bytes) -> Option<LexBound> {
+    match raw.first() {
+        Some(b'+') if raw.len() == 1 => Some(LexBound::PosInf),
+        Some(b'-') if raw.len() == 1 => Some(LexBound::NegInf),
+        Some(b'[') => Some(LexBound::Incl(raw.slice(1..))),
+        Some(b'(') => Some(LexBound::Excl(raw.slice(1..))),
+        _ => None,
+    }
+}
+
+/// What a range command selects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Selection {
+    /// Ranks `start..=end` (negative from the end).
+    Rank(i64, i64),
+    /// Scores between two bounds.
+    Score(ScoreBound, ScoreBound),
+    /// Members between two lex bounds.
+    Lex(LexBound, LexBound),
+}
+
+fn parse_score_range(min: &[u8], max: &[u8]) -> KvResult<Selection> {
+    match (parse_score_bound(min), parse_score_bound(max)) {
+        (Some(a), Some(b)) => Ok(Selection::Score(a, b)),
+        _ => Err(KvError::command(NOT_FLOAT_RANGE)),
+    }
+}
+
+fn parse_lex_range(min: &Bytes, max: &Bytes) -> KvResult<Selection> {
+    match (parse_lex_bound(min), parse_lex_bound(max)) {
+        (Some(a), Some(b)) => Ok(Selection::Lex(a, b)),
+        _ => Err(KvError::command(NOT_LEX_RANGE)),
+    }
+}
+
+/// A scan over `[lower, upper]`, or `None` when that key range is empty.
+fn bounded(
+    lower: Bound<Vec<u8>>,
+    upper: Bound<Vec<u8>>,
+    scan: impl FnOnce(Bound<&[u8]>, Bound<&[u8]>) -> ScanIter,
+) -> Option<ScanIter> {
+    let key = |b: &Bound<Vec<u8>>| match b {
+        Bound::Included(k) | Bound::Excluded(k) => Some(k.clone()),
+        Bound::Unbounded => None,
+    };
+    if let (Some(lo), Some(hi)) = (key(&lower), key(&upper)) {
+        let open = matches!(lower, Bound::Excluded(_)) || matches!(upper, Bound::Excluded(_));
+        if lo > hi || (lo == hi && open) {
+            return None;
+        }
+    }
+    Some(scan(
+        lower.as_ref().map(Vec::as_slice),
+        upper.as_ref().map(Vec::as_slice),
+    ))
+}
+
+fn after_prefix(prefix: &[u8]) -> Bound<Vec<u8>> {
+    prefix_upper_bound(prefix).map_or(Bound::Unbounded, Bound::Excluded)
+}
+
+/// Resolves Redis rank indexes against `size`; `None` when the range is empty.
+fn resolve_ranks(size: u64, start: i64, end: i64) -> Option<(u64, u64)> {
+    let len = i64::try_from(size).ok()?;
+    let start = if start < 0 { start + len } else { start }.max(0);
+    let end = if end < 0 { end + len } else { end };
+    if start > end || start >= len {
+        return None;
+    }
+    let end = end.min(len - 1);
+    Some((u64::try_from(start).ok()?, u64::try_from(end).ok()?))
+}
+
+/// Visits the selected (member, score) entries in order (highest first when `rev`), skipping
+/// `offset` and stopping after `limit`; `visit` returns false to stop early.
+fn walk(
+    tx: &KvTxn<'_>,
+    (db, key, meta): (u8, &[u8], &Meta),
+    sel: &Selection,
+    rev: bool,
+    mut offset: u64,
+    mut limit: Option<u64>,
+    mut visit: impl FnMut(Bytes, f64),
+) -> KvResult<()> {
+    let dir = if rev {
+        Direction::Reverse
+    } else {
+        Direction::Forward
+    };
+    let prefix = data_prefix(db, key, meta.incarnation);
+    let (iter, from_index) = match sel {
+        Selection::Rank(start, end) => {
+            let Some((s, e)) = resolve_ranks(meta.size, *start, *end) else {
+                return Ok(());
+            };
+            offset = s;
+            limit = Some(e - s + 1);
+            let lower = Bound::Included(prefix.clone());
+            let it = bounded(lower, after_prefix(&prefix), |l, u| {
+                tx.scan_scores(l, u, dir)
+            });
+            (it, true)
+        }
+        Selection::Score(min, max) => {
+            let lo = score_prefix(db, key, meta.incarnation, min.value);
+            let hi = score_prefix(db, key, meta.incarnation, max.value);
+            let lower = if min.exclusive {
+                match prefix_upper_bound(&lo) {
+                    Some(k) => Bound::Included(k),
+                    None => return Ok(()),
+                }
+            } else {
+                Bound::Included(lo)
+            };
+            let upper = if max.exclusive {
+                Bound::Excluded(hi)
+            } else {
+                after_prefix(&hi)
+            };
+            (
+                bounded(lower, upper, |l, u| tx.scan_scores(l, u, dir)),
+                true,
+            )
+        }
+        Selection::Lex(min, max) => {
+            let with = |m: &Bytes| [prefix.as_slice(), m].concat();
+            let lower = match min {
+                LexBound::NegInf => Bound::Included(prefix.clone()),
+                LexBound::Incl(m) => Bound::Included(with(m)),
+                LexBound::Excl(m) => Bound::Excluded(with(m)),
+                LexBound::PosInf => return Ok(()),
+            };
+            let upper = match max {
+                LexBound::PosInf => after_prefix(&prefix),
+                LexBound::Incl(m) => Bound::Included(with(m)),
+                LexBound::Excl(m) => Bound::Excluded(with(m)),
+                LexBound::NegInf => return Ok(()),
+            };
+            (bounded(lower, upper, |l, u| tx.scan_data(l, u, dir)), false)
+        }
+    };
+    let Some(iter) = iter else {
+        return Ok(());
+    };
+    for item in iter {
+        if limit == Some(0) {
+            break;
+        }
+        let (k, v) = item?;
+        if offset > 0 {
+            offset -= 1;
+            continue;
+        }
+        let suffix = k.get(prefix.len()..).unwrap_or_default();
+        let (member, score) = if from_index {
+            let (score, member) = split_score_entry(suffix)?;
+            (Bytes::copy_from_slice(member), score)
+        } else {
+            (Bytes::copy_from_slice(suffix), decode_member_value(&v)?)
+        };
+        visit(member, score);
+        limit = limit.map(|l| l - 1);
+    }
+    Ok(())
+}
+
+/// How a range command reads its arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeCommand {
+    /// ZRANGE key start stop [BYSCORE|BYLEX] [REV] [LIMIT o c] [WITHSCORES].
+    Zrange,
+    /// ZREVRANGE key start stop [WITHSCORES].
+    Zrevrange,
+    /// ZRANGEBYSCORE key min max [WITHSCORES] [LIMIT o c].
+    Zrangebyscore,
+    /// ZREVRANGEBYSCORE key max min [WITHSCORES] [LIMIT o c].
+    Zrevrangebyscore,
+    /// ZRANGEBYLEX key min max [LIMIT o c].
+    Zrangebylex,
+    /// ZREVRANGEBYLEX key max min [LIMIT o c].
+    Zrevrangebylex,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RangeType {
+    Auto,
+    Rank,
+    Score,
+    Lex,
+}
+
+/// ZRANGE and its older forms (see [`RangeCommand`]).
+pub fn zrange(
+    tx: &KvTxn<'_>,
+    db: u8,
+    args: &[Bytes],
+    cmd: RangeCommand,
+    proto: Protocol,
+) -> KvResult<Reply> {
+    use RangeCommand as R;
+    let key = arg(args, 1)?;
+    let (mut a, mut b) = (arg(args, 2)?, arg(args, 3)?);
+    let (mut kind, mut rev) = match cmd {
+        R::Zrange => (RangeType::Auto, None),
+        R::Zrevrange => (RangeType::Rank, Some(true)),
+        R::Zrangebyscore => (RangeType::Score, Some(false)),
+        R::Zrevrangebyscore => (RangeType::Score, Some(true)),
+        R::Zrangebylex => (RangeType::Lex, Some(false)),
+        R::Zrevrangebylex => (RangeType::Lex, Some(true)),
+    };
+    let (mut withscores, mut offset, mut limit) = (false, 0i64, -1i64);
+    let mut i = 4;
+    while let Some(option) = args.get(i) {
+        if is(option, "WITHSCORES") {
+            withscores = true;
+        } else if is(option, "LIMIT") && i + 2 < args.len() {
+            offset = parse_i64(arg(args, i + 1)?)?;
+            limit = parse_i64(arg(args, i + 2)?)?;
+            i += 2;
+        } else if rev.is_none() && is(option, "REV") {
+            rev = Some(true);
+        } else if kind == RangeType::Auto && is(option, "BYLEX") {
+            kind = RangeType::Lex;
+        } else if kind == RangeType::Auto && is(option, "BYSCORE") {
+            kind = RangeType::Score;
+        } else {
+            return Err(KvError::syntax());
+        }
+        i += 1;
+    }
+    let rev = rev.unwrap_or(false);
+    if kind == RangeType::Auto {
+        kind = RangeType::Rank;
+    }
+    if limit != -1 && kind == RangeType::Rank {
+        return Err(KvError::command(
+            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX",
+        ));
+    }
+    if withscores && kind == RangeType::Lex {
+        return Err(KvError::command(
+            "ERR syntax error, WITHSCORES not supported in combination with BYLEX",
+        ));
+    }
+    if rev && kind != RangeType::Rank {
+        std::mem::swap(&mut a, &mut b);
+    }
+    let sel = match kind {
+        RangeType::Score => parse_score_range(a, b)?,
+        RangeType::Lex => parse_lex_range(a, b)?,
+        RangeType::Auto | RangeType::Rank => Selection::Rank(parse_i64(a)?, parse_i64(b)?),
+    };
+    let Some(meta) = read_zset(tx, db, key)? else {
+        return Ok(Reply::Array(Vec::new()));
+    };
+    if offset < 0 {
+        return Ok(Reply::Array(Vec::new()));
+    }
+    let offset = u64::try_from(offset).unwrap_or(0);
+    let limit = u64::try_from(limit).ok();
+    let mut entries = Vec::new();
+    walk(tx, (db, key, &meta), &sel, rev, offset, limit, |m, s| {
+        entries.push((m, s));
+    })?;
+    Ok(entries_reply(entries, withscores, true, proto))
+}
+
+/// ZCOUNT key min max / ZLEXCOUNT key min max.
+pub fn zcount(tx: &KvTxn<'_>, db: u8, args: &[Bytes], lex: bool) -> KvResult<Reply> {
+    let key = arg(args, 1)?;
+    let (a, b) = (arg(args, 2)?, arg(args, 3)?);
+    let sel = if lex {
+        parse_lex_range(a, b)?
+    } else {
+        parse_score_range(a, b)?
+    };
+    let Some(meta) = read_zset(tx, db, key)? else {
+        return Ok(Reply::Integer(0));
+    };
+    let mut n = 0u64;
+    walk(tx, (db, key, &meta), &sel, false, 0, None, |_, _| n += 1)?;
+    Ok(size_reply(n))
+}
+
+/// ZRANK / ZREVRANK key member [WITHSCORE]: O(rank) walk of the score index.
+pub fn zrank(
+    tx: &KvTxn<'_>,
+    db: u8,
+    args: &[Bytes],
+    rev: bool,
+    proto: Protocol,
+) -> KvResult<Reply> {
+    let (key, member) = (arg(args, 1)?, arg(args, 2)?);
+    if args.len() > 4 {
+        return Err(KvError::arity(if rev { "zrevrank" } else { "zrank" }));
+    }
+    let withscore = match args.get(3) {
+        Some(option) if is(option, "WITHSCORE") => true,
+        Some(_) => return Err(KvError::syntax()),
+        None => false,
+    };
+    let missing = if withscore {
+        Reply::NullArray
+    } else {
+        Reply::Null
+    };
+    let Some(meta) = read_zset(tx, db, key)? else {
+        return Ok(missing);
+    };
+    let Some(score) = score_of(tx, db, key, meta.incarnation, member)? else {
+        return Ok(missing);
+    };
+    let prefix = data_prefix(db, key, meta.incarnation);
+    let own = score_key(db, key, meta.incarnation, score, member);
+    let iter = if rev {
+        bounded(Bound::Excluded(own), after_prefix(&prefix), |l, u| {
+            tx.scan_scores(l, u, Direction::Forward)
+        })
+    } else {
+        bounded(Bound::Included(prefix), Bound::Excluded(own), |l, u| {
+            tx.scan_scores(l, u, Direction::Forward)
+        })
+    };
+    let mut rank = 0i64;
+    for item in iter.into_iter().flatten() {
+        item?;
+        rank += 1;
+    }
+    Ok(if withscore {
+        Reply::Array(vec![Reply::Integer(rank), score_reply(score, proto)])
+    } else {
+        Reply::Integer(rank)
+    })
+}
+
+/// Which ZREMRANGEBY* command runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoveBy {
+    /// ZREMRANGEBYRANK.
+    Rank,
+    /// ZREMRANGEBYSCORE.
+    Score,
+    /// ZREMRANGEBYLEX.
+    Lex,
+}
+
+/// ZREMRANGEBYRANK / ZREMRANGEBYSCORE / ZREMRANGEBYLEX key a b.
+pub async fn zremrange(
+    tx: &mut KvTxn<'_>,
+    db: u8,
+    args: &[Bytes],
+    by: RemoveBy,
+) -> KvResult<Reply> {
+    let key = arg(args, 1)?;
+    let (a, b) = (arg(args, 2)?, arg(args, 3)?);
+    let sel = match by {
+        RemoveBy::Rank => Selection::Rank(parse_i64(a)?, parse_i64(b)?),
+        RemoveBy::Score => parse_score_range(a, b)?,
+        RemoveBy::Lex => parse_lex_range(a, b)?,
+    };
+    let (mut meta, existed) = lock_typed(tx, db, key, KeyType::Zset).await?;
+    if !existed {
+        return Ok(Reply::Integer(0));
+    }
+    let mut doomed = Vec::new();
+    walk(tx, (db, key, &meta), &sel, false, 0, None, |m, s| {
+        doomed.push((m, s));
+    })?;
+    for (member, score) in &doomed {
+        remove_member(tx, (db, key, meta.incarnation), member, *score).await?;
+    }
+    if !doomed.is_empty() {
+        meta.size = meta.size.saturating_sub(doomed.len() as u64);
+        store_collection(tx, db, key, &meta).await?;
+    }
+    Ok(size_reply(doomed.len() as u64))
+}

@@ -1,0 +1,155 @@
+//! ZUNIONSTORE and ZINTERSTORE (WEIGHTS, AGGREGATE SUM|MIN|MAX). Sources may be sorted sets
+//! or sets (every set member scores 1, as in Redis); a missing source is empty.
+//!
+//! Invariants: all arguments are parsed and every source type-checked before anything is
+//! written; the destination and the sources are locked in sorted order and read from one
+//! refreshed snapshot; the destination is replaced by a fresh incarnation (an empty result
+//! deletes it). A weighted score or a SUM that is NaN (`inf` + `-inf`, `0 × inf`) becomes 0,
+//! as in Redis. Sources are read whole: the cost is the sum of the input sizes.
+
+use crate::args::{arg, is, lossy, parse_i64};
+use crate::cmd::sets::size_reply;
+use crate::cmd::zsets::set_score;
+use crate::error::{KvError, KvResult};
+use crate::format::{KeyType, Meta};
+use crate::reply::Reply;
+use crate::score::{decode_member_value, parse_float_opt};
+use crate::store::KvTxn;
+use bytes::Bytes;
+use std::collections::BTreeMap;
+
+/// How scores of the same member combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Aggregate {
+    Sum,
+    Min,
+    Max,
+}
+
+impl Aggregate {
+    fn combine(self, a: f64, b: f64) -> f64 {
+        match self {
+            Self::Sum => {
+                let s = a + b;
+                if s.is_nan() { 0.0 } else { s }
+            }
+            Self::Min => a.min(b),
+            Self::Max => a.max(b),
+        }
+    }
+}
+
+/// Every (member, score) of the sorted set or set at `key`; empty if absent.
+fn load_source(tx: &KvTxn<'_>, db: u8, key: &[u8]) -> KvResult<Vec<(Bytes, f64)>> {
+    let Some(meta) = tx.meta(db, key)? else {
+        return Ok(Vec::new());
+    };
+    let members = tx.members(db, key, meta.incarnation)?;
+    match meta.key_type {
+        KeyType::Zset => members
+            .into_iter()
+            .map(|(m, v)| Ok((m, decode_member_value(&v)?)))
+            .collect(),
+        KeyType::Set => Ok(members.into_iter().map(|(m, _)| (m, 1.0)).collect()),
+        _ => Err(KvError::wrong_type()),
+    }
+}
+
+/// ZUNIONSTORE / ZINTERSTORE destination numkeys key [key ...] [WEIGHTS w ...]
+/// [AGGREGATE SUM|MIN|MAX].
+pub async fn zstore(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], inter: bool) -> KvResult<Reply> {
+    let name = if inter { "zinterstore" } else { "zunionstore" };
+    let dest = arg(args, 1)?;
+    let numkeys = parse_i64(arg(args, 2)?)?;
+    if i32::try_from(numkeys).is_err() {
+        return Err(KvError::command("ERR value is out of range"));
+    }
+    if numkeys < 1 {
+        return Err(KvError::command(format!(
+            "ERR at least 1 input key is needed for '{name}' command"
+        )));
+    }
+    let n = usize::try_from(numkeys).unwrap_or(usize::MAX);
+    let keys_end = n
+        .checked_add(3)
+        .filter(|&end| end <= args.len())
+        .ok_or_else(KvError::syntax)?;
+    let keys: Vec<&[u8]> = args
+        .get(3..keys_end)
+        .unwrap_or_default()
+        .iter()
+        .map(Bytes::as_ref)
+        .collect();
+    let mut weights = vec![1.0f64; keys.len()];
+    let mut aggregate = Aggregate::Sum;
+    let mut i = keys_end;
+    while let Some(option) = args.get(i) {
+        let remaining = args.len() - i - 1;
+        if remaining >= n && is(option, "WEIGHTS") {
+            for (j, weight) in weights.iter_mut().enumerate() {
+                *weight = parse_float_opt(arg(args, i + 1 + j)?)
+                    .ok_or_else(|| KvError::command("ERR weight value is not a float"))?;
+            }
+            i += n + 1;
+        } else if remaining >= 1 && is(option, "AGGREGATE") {
+            let value = arg(args, i + 1)?;
+            aggregate = match lossy(value).to_ascii_uppercase().as_str() {
+                "SUM" => Aggregate::Sum,
+                "MIN" => Aggregate::Min,
+                "MAX" => Aggregate::Max,
+                _ => return Err(KvError::syntax()),
+            };
+            i += 2;
+        } else {
+            return Err(KvError::syntax());
+        }
+    }
+    let mut all = keys.clone();
+    all.push(dest);
+    tx.lock_keys(db, &all).await?;
+    tx.refresh();
+    let mut sources = Vec::new();
+    for key in &keys {
+        sources.push(load_source(tx, db, key)?);
+    }
+    let weighted = |s: f64, w: f64| {
+        let v = s * w;
+        if v.is_nan() { 0.0 } else { v }
+    };
+    let mut result: BTreeMap<Bytes, f64> = BTreeMap::new();
+    for (idx, (source, weight)) in sources.into_iter().zip(&weights).enumerate() {
+        let incoming: BTreeMap<Bytes, f64> = source
+            .into_iter()
+            .map(|(m, s)| (m, weighted(s, *weight)))
+            .collect();
+        if inter && idx > 0 {
+            result.retain(|m, _| incoming.contains_key(m));
+            for (m, acc) in &mut result {
+                if let Some(v) = incoming.get(m) {
+                    *acc = aggregate.combine(*acc, *v);
+                }
+            }
+        } else {
+            for (m, v) in incoming {
+                result
+                    .entry(m)
+                    .and_modify(|acc| *acc = aggregate.combine(*acc, v))
+                    .or_insert(v);
+            }
+        }
+    }
+    let existing = tx.meta_for_update(db, dest).await?;
+    if result.is_empty() {
+        if existing.is_some() {
+            tx.delete_meta(db, dest).await?;
+        }
+        return Ok(Reply::Integer(0));
+    }
+    let mut meta = Meta::collection(KeyType::Zset, tx.store().new_incarnation());
+    for (member, score) in &result {
+        set_score(tx, (db, dest, meta.incarnation), member, None, *score).await?;
+    }
+    meta.size = result.len() as u64;
+    tx.put_meta(db, dest, &meta).await?;
+    Ok(size_reply(meta.size))
+}
