@@ -19,3 +19,4 @@ mod sets;
 mod strings;
 mod sweeper;
 mod transactions;
+mod zsets;
