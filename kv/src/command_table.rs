@@ -30,6 +30,8 @@ pub enum CommandId {
     Zadd, Zincrby, Zrem, Zcard, Zscore, Zmscore, Zrank, Zrevrank, Zrange, Zrevrange,
     Zrangebyscore, Zrevrangebyscore, Zrangebylex, Zrevrangebylex, Zcount, Zlexcount, Zpopmin,
     Zpopmax, Zremrangebyrank, Zremrangebyscore, Zremrangebylex, Zunionstore, Zinterstore, Zscan,
+    // bitmaps
+    Setbit, Getbit, Bitcount, Bitpos, Bitop,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -374,6 +376,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("zunionstore", C::Zunionstore, -4, [W, D], 1, 1, 1, "sorted-set", "2.0.0", "Stores the union of multiple sorted sets in a key."),
     cmd!("zinterstore", C::Zinterstore, -4, [W, D], 1, 1, 1, "sorted-set", "2.0.0", "Stores the intersect of multiple sorted sets in a key."),
     cmd!("zscan", C::Zscan, -3, [R], 1, 1, 1, "sorted-set", "2.8.0", "Iterates over members and scores of a sorted set."),
+    cmd!("setbit", C::Setbit, 4, [W, D], 1, 1, 1, "bitmap", "2.2.0", "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist."),
+    cmd!("getbit", C::Getbit, 3, [R, F], 1, 1, 1, "bitmap", "2.2.0", "Returns a bit value by offset."),
+    cmd!("bitcount", C::Bitcount, -2, [R], 1, 1, 1, "bitmap", "2.6.0", "Counts the number of set bits (population counting) in a string."),
+    cmd!("bitpos", C::Bitpos, -3, [R], 1, 1, 1, "bitmap", "2.8.7", "Finds the first set (1) or clear (0) bit in a string."),
+    cmd!("bitop", C::Bitop, -4, [W, D], 2, -1, 1, "bitmap", "2.6.0", "Performs bitwise operations on multiple strings, and stores the result."),
 ];
 
 /// Looks a command up by name (case-insensitive).

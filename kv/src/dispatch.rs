@@ -282,6 +282,11 @@ impl KvServer {
             C::Zremrangebylex => zr::zremrange(tx, db, args, zr::RemoveBy::Lex).await,
             C::Zunionstore => zst::zstore(tx, db, args, false).await,
             C::Zinterstore => zst::zstore(tx, db, args, true).await,
+            C::Setbit => cmd::bitmaps::setbit(tx, db, args, max).await,
+            C::Getbit => cmd::bitmaps::getbit(tx, db, args, max),
+            C::Bitcount => cmd::bitmaps::bitcount(tx, db, args),
+            C::Bitpos => cmd::bitmaps::bitpos(tx, db, args),
+            C::Bitop => cmd::bitmaps::bitop(tx, db, args).await,
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
             ))),

@@ -1,6 +1,7 @@
 //! Command handlers, one module per Redis command group. Handlers validate every argument
 //! before they write anything, so an error reply never leaves a partial write behind.
 
+pub mod bitmaps;
 pub mod connection;
 pub mod generic;
 pub mod hashes;

@@ -9,6 +9,7 @@
     clippy::indexing_slicing
 )]
 
+mod bitmaps;
 mod connection;
 mod generic;
 mod harness;
