@@ -73,6 +73,9 @@ fn upper_of(prefix: &[u8]) -> Option<Vec<u8>> {
     orcinus_storage::prefix_upper_bound(prefix)
 }
 
+/// A page of (member, value) pairs and the member to resume from, if any.
+pub type MemberPage = (Vec<(Bytes, Bytes)>, Option<Bytes>);
+
 /// Up to `limit` (member, value) pairs of one incarnation from `from` (inclusive) on, and the
 /// member to resume from if more remain.
 pub fn member_page(
@@ -82,7 +85,7 @@ pub fn member_page(
     incarnation: u64,
     from: Option<&[u8]>,
     limit: usize,
-) -> KvResult<(Vec<(Bytes, Bytes)>, Option<Bytes>)> {
+) -> KvResult<MemberPage> {
     let prefix = data_prefix(db, key, incarnation);
     let mut lower = prefix.clone();
     lower.extend_from_slice(from.unwrap_or_default());

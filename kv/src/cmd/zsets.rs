@@ -151,7 +151,7 @@ pub async fn zadd(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -
             "ERR XX and NX options at the same time are not compatible",
         ));
     }
-    if (f.gt && f.nx) || (f.lt && f.nx) || (f.gt && f.lt) {
+    if (f.nx && (f.gt || f.lt)) || (f.gt && f.lt) {
         return Err(KvError::command(
             "ERR GT, LT, and/or NX options at the same time are not compatible",
         ));

@@ -20,4 +20,5 @@ mod sets;
 mod strings;
 mod sweeper;
 mod transactions;
+mod zset_model;
 mod zsets;
