@@ -60,6 +60,90 @@ pub fn score_key(db: u8, key: &[u8], incarnation: u64, score: f64, member: &[u8]
     out
 }
 
+/// The part of a `kv_score` key after the incarnation prefix: `encode_score(score) | member`.
+#[must_use]
+pub fn score_suffix(score: f64, member: &[u8]) -> Vec<u8> {
+    let mut out = encode_score(score).to_vec();
+    out.extend_from_slice(member);
+    out
+}
+
+/// Pop hints of a sorted set, kept in its meta record's trailing bytes (FORMAT.md): `floor` ≤
+/// every live index suffix, `ceiling` ≥ every live index suffix. ZPOPMIN / ZPOPMAX move them
+/// past what they delete, so later pops and index walks seek over the deleted entries'
+/// tombstones instead of stepping through them; every index insertion widens them again.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct PopHints {
+    /// Lower bound of the live index suffixes.
+    pub floor: Option<Vec<u8>>,
+    /// Upper bound of the live index suffixes.
+    pub ceiling: Option<Vec<u8>>,
+}
+
+const HINT_FLOOR: u8 = 1;
+const HINT_CEILING: u8 = 2;
+
+impl PopHints {
+    /// Decodes a zset meta's trailing bytes (empty = no hints).
+    pub fn decode(raw: &[u8]) -> KvResult<Self> {
+        let corrupt = || KvError::Corrupt("zset pop hints".into());
+        let Some((&flags, mut rest)) = raw.split_first() else {
+            return Ok(Self::default());
+        };
+        if flags & !(HINT_FLOOR | HINT_CEILING) != 0 {
+            return Err(corrupt());
+        }
+        let mut take = |present: bool| -> KvResult<Option<Vec<u8>>> {
+            if !present {
+                return Ok(None);
+            }
+            let (len, tail) = rest.split_first_chunk::<4>().ok_or_else(corrupt)?;
+            let len = usize::try_from(u32::from_be_bytes(*len)).map_err(|_| corrupt())?;
+            let (value, tail) = tail.split_at_checked(len).ok_or_else(corrupt)?;
+            rest = tail;
+            Ok(Some(value.to_vec()))
+        };
+        let floor = take(flags & HINT_FLOOR != 0)?;
+        let ceiling = take(flags & HINT_CEILING != 0)?;
+        if !rest.is_empty() {
+            return Err(corrupt());
+        }
+        Ok(Self { floor, ceiling })
+    }
+
+    /// Encodes (empty when there is no hint).
+    #[must_use]
+    pub fn encode(&self) -> Vec<u8> {
+        if self.floor.is_none() && self.ceiling.is_none() {
+            return Vec::new();
+        }
+        let mut out = vec![
+            (u8::from(self.floor.is_some()) * HINT_FLOOR)
+                | (u8::from(self.ceiling.is_some()) * HINT_CEILING),
+        ];
+        for hint in [&self.floor, &self.ceiling].into_iter().flatten() {
+            let len = u32::try_from(hint.len()).unwrap_or(u32::MAX);
+            out.extend_from_slice(&len.to_be_bytes());
+            out.extend_from_slice(hint);
+        }
+        out
+    }
+
+    /// Widens the hints to cover a newly inserted index suffix; true if they changed.
+    pub fn note_insert(&mut self, suffix: &[u8]) -> bool {
+        let mut changed = false;
+        if self.floor.as_deref().is_some_and(|f| suffix < f) {
+            self.floor = Some(suffix.to_vec());
+            changed = true;
+        }
+        if self.ceiling.as_deref().is_some_and(|c| suffix > c) {
+            self.ceiling = Some(suffix.to_vec());
+            changed = true;
+        }
+        changed
+    }
+}
+
 /// Splits the part of a `kv_score` key after the incarnation prefix into (score, member).
 pub fn split_score_entry(suffix: &[u8]) -> KvResult<(f64, &[u8])> {
     let (score, member) = suffix
@@ -218,6 +302,34 @@ mod tests {
         assert_eq!(encode_score(-0.0), encode_score(0.0));
         assert!(decode_member_value(&[2, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
         assert!(decode_member_value(&[1, 0]).is_err());
+    }
+
+    #[test]
+    fn pop_hints_round_trip_and_widen() {
+        let none = PopHints::default();
+        assert!(none.encode().is_empty());
+        assert_eq!(PopHints::decode(&[]).unwrap(), none);
+        let mut hints = PopHints {
+            floor: Some(score_suffix(2.0, b"m")),
+            ceiling: Some(score_suffix(9.0, b"")),
+        };
+        assert_eq!(PopHints::decode(&hints.encode()).unwrap(), hints);
+        let only_ceiling = PopHints {
+            floor: None,
+            ceiling: Some(vec![7]),
+        };
+        assert_eq!(
+            PopHints::decode(&only_ceiling.encode()).unwrap(),
+            only_ceiling
+        );
+        assert!(!hints.note_insert(&score_suffix(5.0, b"x")));
+        assert!(hints.note_insert(&score_suffix(1.0, b"x")));
+        assert_eq!(hints.floor, Some(score_suffix(1.0, b"x")));
+        assert!(hints.note_insert(&score_suffix(10.0, b"x")));
+        assert_eq!(hints.ceiling, Some(score_suffix(10.0, b"x")));
+        assert!(PopHints::decode(&[4]).is_err());
+        assert!(PopHints::decode(&[1, 0, 0, 0, 9]).is_err());
+        assert!(PopHints::decode(&[1, 0, 0, 0, 0, 5]).is_err());
     }
 
     #[test]

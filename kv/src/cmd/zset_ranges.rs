@@ -5,8 +5,10 @@
 //! Costs: score ranges are range scans of the `kv_score` index (O(log n + offset + returned));
 //! lex ranges are range scans of the members in `kv_data` (member order, which is Redis's
 //! order when all scores are equal — the only case in which Redis defines lex ranges); rank
-//! ranges and ZRANK walk the index from the nearer end, so they cost O(rank). Invariant: a
-//! scan is only issued for a non-empty key range (inverted ranges answer empty, never panic).
+//! ranges walk the index from the nearer end, and ZRANK (ZREVRANK) counts the entries before
+//! (after) the member, so both cost O(rank). Index scans start at the zset's pop hints
+//! ([`PopHints`]). Invariant: a scan is only issued for a non-empty key range (inverted
+//! ranges answer empty, never panic).
 
 use crate::args::{arg, is, parse_i64};
 use crate::cmd::sets::{lock_typed, size_reply, store_collection};
@@ -15,8 +17,8 @@ use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_prefix};
 use crate::reply::Reply;
 use crate::score::{
-    ScoreBound, decode_member_value, parse_score_bound, score_key, score_prefix, score_reply,
-    split_score_entry,
+    PopHints, ScoreBound, decode_member_value, parse_score_bound, score_key, score_prefix,
+    score_reply, split_score_entry,
 };
 use crate::session::Protocol;
 use crate::store::KvTxn;
@@ -113,8 +115,36 @@ fn resolve_ranks(size: u64, start: i64, end: i64) -> Option<(u64, u64)> {
     Some((u64::try_from(start).ok()?, u64::try_from(end).ok()?))
 }
 
+/// Narrows an index key range to the sorted set's pop hints: no live entry lies outside
+/// `[floor, ceiling]`, so the scan can seek past the tombstones of popped entries.
+fn clamp_to_hints(
+    (lower, upper): (Bound<Vec<u8>>, Bound<Vec<u8>>),
+    prefix: &[u8],
+    hints: &PopHints,
+) -> (Bound<Vec<u8>>, Bound<Vec<u8>>) {
+    let with = |suffix: &Vec<u8>| [prefix, suffix].concat();
+    let lower = match hints.floor.as_ref().map(with) {
+        Some(floor) => match lower {
+            Bound::Included(k) | Bound::Excluded(k) if k < floor => Bound::Included(floor),
+            Bound::Unbounded => Bound::Included(floor),
+            kept => kept,
+        },
+        None => lower,
+    };
+    let upper = match hints.ceiling.as_ref().map(with) {
+        Some(ceiling) => match upper {
+            Bound::Included(k) | Bound::Excluded(k) if k > ceiling => Bound::Included(ceiling),
+            Bound::Unbounded => Bound::Included(ceiling),
+            kept => kept,
+        },
+        None => upper,
+    };
+    (lower, upper)
+}
+
 /// Visits the selected (member, score) entries in order (highest first when `rev`), skipping
-/// `offset` and stopping after `limit`; `visit` returns false to stop early.
+/// `offset` and stopping after `limit`. Rank ranges are walked from the nearer end of the
+/// index (and then visited in the requested order).
 fn walk(
     tx: &KvTxn<'_>,
     (db, key, meta): (u8, &[u8], &Meta),
@@ -124,23 +154,33 @@ fn walk(
     mut limit: Option<u64>,
     mut visit: impl FnMut(Bytes, f64),
 ) -> KvResult<()> {
-    let dir = if rev {
+    let mut dir = if rev {
         Direction::Reverse
     } else {
         Direction::Forward
     };
+    let mut flipped = false;
     let prefix = data_prefix(db, key, meta.incarnation);
+    let hints = PopHints::decode(&meta.inline)?;
     let (iter, from_index) = match sel {
         Selection::Rank(start, end) => {
             let Some((s, e)) = resolve_ranks(meta.size, *start, *end) else {
                 return Ok(());
             };
-            offset = s;
-            limit = Some(e - s + 1);
-            let lower = Bound::Included(prefix.clone());
-            let it = bounded(lower, after_prefix(&prefix), |l, u| {
-                tx.scan_scores(l, u, dir)
-            });
+            (offset, limit) = (s, Some(e - s + 1));
+            // Ranks s..=e counted from one end are size-1-e..=size-1-s from the other.
+            if meta.size - s < e + 1 {
+                flipped = true;
+                offset = meta.size - 1 - e;
+                dir = if rev {
+                    Direction::Forward
+                } else {
+                    Direction::Reverse
+                };
+            }
+            let range = (Bound::Included(prefix.clone()), after_prefix(&prefix));
+            let (lower, upper) = clamp_to_hints(range, &prefix, &hints);
+            let it = bounded(lower, upper, |l, u| tx.scan_scores(l, u, dir));
             (it, true)
         }
         Selection::Score(min, max) => {
@@ -159,6 +199,7 @@ fn walk(
             } else {
                 after_prefix(&hi)
             };
+            let (lower, upper) = clamp_to_hints((lower, upper), &prefix, &hints);
             (
                 bounded(lower, upper, |l, u| tx.scan_scores(l, u, dir)),
                 true,
@@ -184,6 +225,7 @@ fn walk(
     let Some(iter) = iter else {
         return Ok(());
     };
+    let mut backwards = Vec::new();
     for item in iter {
         if limit == Some(0) {
             break;
@@ -200,8 +242,15 @@ fn walk(
         } else {
             (Bytes::copy_from_slice(suffix), decode_member_value(&v)?)
         };
-        visit(member, score);
+        if flipped {
+            backwards.push((member, score));
+        } else {
+            visit(member, score);
+        }
         limit = limit.map(|l| l - 1);
+    }
+    for (member, score) in backwards.into_iter().rev() {
+        visit(member, score);
     }
     Ok(())
 }
@@ -354,15 +403,15 @@ pub fn zrank(
     };
     let prefix = data_prefix(db, key, meta.incarnation);
     let own = score_key(db, key, meta.incarnation, score, member);
-    let iter = if rev {
-        bounded(Bound::Excluded(own), after_prefix(&prefix), |l, u| {
-            tx.scan_scores(l, u, Direction::Forward)
-        })
+    let range = if rev {
+        (Bound::Excluded(own), after_prefix(&prefix))
     } else {
-        bounded(Bound::Included(prefix), Bound::Excluded(own), |l, u| {
-            tx.scan_scores(l, u, Direction::Forward)
-        })
+        (Bound::Included(prefix.clone()), Bound::Excluded(own))
     };
+    let (lower, upper) = clamp_to_hints(range, &prefix, &PopHints::decode(&meta.inline)?);
+    let iter = bounded(lower, upper, |l, u| {
+        tx.scan_scores(l, u, Direction::Forward)
+    });
     let mut rank = 0i64;
     for item in iter.into_iter().flatten() {
         item?;

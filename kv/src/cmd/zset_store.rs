@@ -147,7 +147,7 @@ pub async fn zstore(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], inter: bool) -> 
     }
     let mut meta = Meta::collection(KeyType::Zset, tx.store().new_incarnation());
     for (member, score) in &result {
-        set_score(tx, (db, dest, meta.incarnation), member, None, *score).await?;
+        set_score(tx, (db, dest), &mut meta, member, None, *score).await?;
     }
     meta.size = result.len() as u64;
     tx.put_meta(db, dest, &meta).await?;

@@ -18,8 +18,8 @@ use crate::format::{KeyType, Meta, data_key, data_prefix};
 use crate::kv_server::KvServer;
 use crate::reply::Reply;
 use crate::score::{
-    decode_member_value, encode_member_value, encode_score, format_score, parse_score, score_key,
-    score_reply, split_score_entry,
+    PopHints, decode_member_value, encode_member_value, encode_score, format_score, parse_score,
+    score_key, score_reply, score_suffix, split_score_entry,
 };
 use crate::session::Protocol;
 use crate::store::KvTxn;
@@ -48,14 +48,17 @@ pub fn score_of(
         .transpose()
 }
 
-/// Sets `member`'s score to `new` (its current score is `old`), keeping the index in step.
+/// Sets `member`'s score to `new` (its current score is `old`), keeping the index and the pop
+/// hints in `meta` in step (the caller writes `meta` back).
 pub async fn set_score(
     tx: &mut KvTxn<'_>,
-    (db, key, incarnation): (u8, &[u8], u64),
+    (db, key): (u8, &[u8]),
+    meta: &mut Meta,
     member: &[u8],
     old: Option<f64>,
     new: f64,
 ) -> KvResult<()> {
+    let incarnation = meta.incarnation;
     if let Some(old) = old {
         if encode_score(old) == encode_score(new) {
             return Ok(());
@@ -69,7 +72,12 @@ pub async fn set_score(
     )
     .await?;
     tx.put_score_entry(&score_key(db, key, incarnation, new, member))
-        .await
+        .await?;
+    let mut hints = PopHints::decode(&meta.inline)?;
+    if hints.note_insert(&score_suffix(new, member)) {
+        meta.inline = hints.encode();
+    }
+    Ok(())
 }
 
 /// Removes `member` (whose score is `score`) and its index entry.
@@ -182,7 +190,6 @@ async fn zadd_pairs(
     let (mut added, mut updated, mut processed) = (0u64, 0u64, 0u64);
     let mut last_score = 0.0;
     if existed || !f.xx {
-        let ik = (db, key, meta.incarnation);
         for &(score, member) in pairs {
             match score_of(tx, db, key, meta.incarnation, member)? {
                 Some(current) => {
@@ -199,13 +206,13 @@ async fn zadd_pairs(
                     processed += 1;
                     last_score = new;
                     if new != current {
-                        set_score(tx, ik, member, Some(current), new).await?;
+                        set_score(tx, (db, key), &mut meta, member, Some(current), new).await?;
                         updated += 1;
                     }
                 }
                 None if f.xx => {}
                 None => {
-                    set_score(tx, ik, member, None, score).await?;
+                    set_score(tx, (db, key), &mut meta, member, None, score).await?;
                     added += 1;
                     processed += 1;
                     last_score = score;
@@ -213,7 +220,7 @@ async fn zadd_pairs(
             }
         }
     }
-    if added > 0 {
+    if added + updated > 0 {
         meta.size += added;
         tx.put_meta(db, key, &meta).await?;
     }
@@ -297,20 +304,30 @@ pub fn zmscore(tx: &KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> KvRes
     Ok(Reply::Array(out))
 }
 
-/// The first `limit` index entries of one incarnation, lowest (`Forward`) or highest first.
+/// The first `limit` index entries of one incarnation, lowest (`Forward`) or highest first,
+/// starting the scan at the pop hints.
 pub fn index_edge(
     tx: &KvTxn<'_>,
-    db: u8,
-    key: &[u8],
-    incarnation: u64,
+    (db, key, incarnation): (u8, &[u8], u64),
+    hints: &PopHints,
     dir: Direction,
     limit: usize,
 ) -> KvResult<Vec<(Bytes, f64)>> {
     let prefix = data_prefix(db, key, incarnation);
-    let upper = orcinus_storage::prefix_upper_bound(&prefix);
-    let upper_bound = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
+    let with = |suffix: &Vec<u8>| [prefix.as_slice(), suffix].concat();
+    let lower = hints.floor.as_ref().map_or_else(|| prefix.clone(), with);
+    let upper = match &hints.ceiling {
+        Some(c) => Bound::Included(with(c)),
+        None => {
+            orcinus_storage::prefix_upper_bound(&prefix).map_or(Bound::Unbounded, Bound::Excluded)
+        }
+    };
     let mut out = Vec::new();
-    for item in tx.scan_scores(Bound::Included(&prefix), upper_bound, dir) {
+    for item in tx.scan_scores(
+        Bound::Included(&lower),
+        upper.as_ref().map(Vec::as_slice),
+        dir,
+    ) {
         if out.len() >= limit {
             break;
         }
@@ -339,9 +356,19 @@ pub async fn zpop(
         return Ok(Reply::Array(Vec::new()));
     }
     let limit = usize::try_from(count.unwrap_or(1)).unwrap_or(usize::MAX);
-    let popped = index_edge(tx, db, key, meta.incarnation, dir, limit)?;
+    let mut hints = PopHints::decode(&meta.inline)?;
+    let popped = index_edge(tx, (db, key, meta.incarnation), &hints, dir, limit)?;
     for (member, score) in &popped {
         remove_member(tx, (db, key, meta.incarnation), member, *score).await?;
+    }
+    // Everything on the popped side of the last popped entry is now deleted.
+    if let Some((member, score)) = popped.last() {
+        let edge = Some(score_suffix(*score, member));
+        match dir {
+            Direction::Forward => hints.floor = edge,
+            Direction::Reverse => hints.ceiling = edge,
+        }
+        meta.inline = hints.encode();
     }
     meta.size = meta.size.saturating_sub(popped.len() as u64);
     store_collection(tx, db, key, &meta).await?;
@@ -374,7 +401,13 @@ pub async fn copy_score_index(
     dst_inc: u64,
 ) -> KvResult<()> {
     tx.refresh();
-    let entries = index_edge(tx, src.0, src.1, src_inc, Direction::Forward, usize::MAX)?;
+    let entries = index_edge(
+        tx,
+        (src.0, src.1, src_inc),
+        &PopHints::default(),
+        Direction::Forward,
+        usize::MAX,
+    )?;
     for (member, score) in entries {
         tx.put_score_entry(&score_key(dst.0, dst.1, dst_inc, score, &member))
             .await?;

@@ -1,5 +1,5 @@
 //! Sorted sets against models and over time: a property test of ZADD / ZREM / ZRANGEBYSCORE /
-//! ZPOPMIN (plus ZRANK, ZCARD) against a BTreeMap model; sets, sorted sets and bitmaps survive
+//! ZPOPMIN (plus ZPOPMAX, ZRANK, ZRANGE by rank, ZCARD) against a BTreeMap model; sets, sorted sets and bitmaps survive
 //! a shutdown and reopen of the engine; DEL of a big sorted set is O(1) and the sweeper later
 //! removes both its members and its score index entries.
 
@@ -17,7 +17,9 @@ enum Op {
     Rem(usize),
     RangeByScore(i8, i8, bool),
     PopMin(u8),
+    PopMax(u8),
     Rank(usize),
+    RangeByRank(i8, i8),
 }
 
 const MEMBERS: [&str; 6] = ["a", "b", "c", "dd", "e", "f"];
@@ -29,7 +31,9 @@ fn op() -> impl Strategy<Value = Op> {
         member.clone().prop_map(Op::Rem),
         (-5i8..6, -5i8..6, any::<bool>()).prop_map(|(a, b, x)| Op::RangeByScore(a, b, x)),
         (0u8..4).prop_map(Op::PopMin),
+        (0u8..3).prop_map(Op::PopMax),
         member.prop_map(Op::Rank),
+        (-7i8..7, -7i8..7).prop_map(|(a, b)| Op::RangeByRank(a, b)),
     ]
 }
 
@@ -88,6 +92,33 @@ fn model_apply(model: &mut BTreeMap<&'static str, f64>, op: &Op) -> (String, Rep
             }
             (format!("ZPOPMIN z {n}"), Reply::Array(out))
         }
+        Op::PopMax(n) => {
+            let mut out = Vec::new();
+            for (m, s) in ordered(model).into_iter().rev().take(usize::from(*n)) {
+                model.remove(m);
+                out.push(bulk(m));
+                out.push(bulk(&score_text(s)));
+            }
+            (format!("ZPOPMAX z {n}"), Reply::Array(out))
+        }
+        Op::RangeByRank(a, b) => {
+            let entries = ordered(model);
+            let len = entries.len() as i64;
+            let norm = |i: i8| {
+                let i = i64::from(i);
+                if i < 0 { i + len } else { i }
+            };
+            let (start, end) = (norm(*a).max(0), norm(*b).min(len - 1));
+            let hits: Vec<Reply> = if start > end || start >= len {
+                Vec::new()
+            } else {
+                entries[start as usize..=end as usize]
+                    .iter()
+                    .map(|(m, _)| bulk(m))
+                    .collect()
+            };
+            (format!("ZRANGE z {a} {b}"), Reply::Array(hits))
+        }
         Op::Rank(i) => {
             let rank = ordered(model).iter().position(|(m, _)| *m == MEMBERS[*i]);
             (
@@ -99,7 +130,7 @@ fn model_apply(model: &mut BTreeMap<&'static str, f64>, op: &Op) -> (String, Rep
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
     #[test]
     fn zsets_match_a_btreemap_model(ops in proptest::collection::vec(op(), 1..40)) {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

@@ -541,3 +541,69 @@ async fn rename_and_copy_keep_the_score_index() {
     assert_eq!(h.run("ZRANGE r 0 0").await, array(&["a"]));
     assert_eq!(h.run("ZRANK c e").await, int(3));
 }
+
+#[tokio::test]
+async fn pops_move_hints_that_later_writes_widen() {
+    let mut h = Harness::new();
+    let adds: Vec<String> = (0..50).map(|i| format!("{i} m{i:02}")).collect();
+    h.run(&format!("ZADD z {}", adds.join(" "))).await;
+    assert_eq!(h.run("ZPOPMIN z 10").await, {
+        let v: Vec<(String, String)> = (0..10)
+            .map(|i| (format!("m{i:02}"), i.to_string()))
+            .collect();
+        let refs: Vec<(&str, &str)> = v.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        pairs(&refs)
+    });
+    assert!(!h.run("ZPOPMAX z 10").await.is_error());
+    assert_eq!(h.run("ZCARD z").await, int(30));
+    assert_eq!(h.run("ZRANGE z 0 0").await, array(&["m10"]));
+    assert_eq!(h.run("ZRANGE z -1 -1").await, array(&["m39"]));
+    assert_eq!(h.run("ZRANK z m10").await, int(0));
+    assert_eq!(h.run("ZREVRANK z m39").await, int(0));
+    assert_eq!(h.run("ZRANGEBYSCORE z -inf 10").await, array(&["m10"]));
+    // Writes below the floor and above the ceiling must stay visible.
+    assert_eq!(h.run("ZADD z 3 low 100 high").await, int(2));
+    assert_eq!(h.run("ZADD z XX -5 m20").await, int(0));
+    assert_eq!(h.run("ZRANGE z 0 1").await, array(&["m20", "low"]));
+    assert_eq!(h.run("ZRANGE z -1 -1").await, array(&["high"]));
+    assert_eq!(h.run("ZRANK z low").await, int(1));
+    assert_eq!(h.run("ZREVRANK z high").await, int(0));
+    assert_eq!(
+        h.run("ZRANGEBYSCORE z -inf 3").await,
+        array(&["m20", "low"])
+    );
+    assert_eq!(
+        h.run("ZREVRANGEBYSCORE z +inf 39").await,
+        array(&["high", "m39"])
+    );
+    assert_eq!(
+        h.run("ZPOPMIN z 2").await,
+        pairs(&[("m20", "-5"), ("low", "3")])
+    );
+    assert_eq!(h.run("ZPOPMAX z").await, pairs(&[("high", "100")]));
+    assert_eq!(h.run("ZINCRBY z -100 m30").await, bulk("-70"));
+    assert_eq!(h.run("ZPOPMIN z").await, pairs(&[("m30", "-70")]));
+    assert_eq!(h.run("RENAME z r").await, ok());
+    assert_eq!(h.run("ZADD r 0 zero").await, int(1));
+    assert_eq!(h.run("ZPOPMIN r").await, pairs(&[("zero", "0")]));
+    assert_eq!(h.run("ZCARD r").await, int(28));
+}
+
+#[tokio::test]
+async fn rank_ranges_walk_from_the_nearer_end() {
+    let mut h = Harness::new();
+    let pairs_text: Vec<String> = (0..30).map(|i| format!("{i} m{i:02}")).collect();
+    h.run(&format!("ZADD z {}", pairs_text.join(" "))).await;
+    assert_eq!(h.run("ZRANGE z -3 -1").await, array(&["m27", "m28", "m29"]));
+    assert_eq!(h.run("ZRANGE z 26 28").await, array(&["m26", "m27", "m28"]));
+    assert_eq!(
+        h.run("ZREVRANGE z 27 100").await,
+        array(&["m02", "m01", "m00"])
+    );
+    assert_eq!(
+        h.run("ZRANGE z 28 29 WITHSCORES").await,
+        pairs(&[("m28", "28"), ("m29", "29")])
+    );
+    assert_eq!(h.run("ZREMRANGEBYRANK z 25 -1").await, int(5));
+    assert_eq!(h.run("ZRANGE z -1 -1").await, array(&["m24"]));
+}
