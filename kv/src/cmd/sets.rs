@@ -23,7 +23,7 @@ use std::ops::Bound;
 
 /// Sets up to this size are read whole for random draws (exactly uniform); bigger ones are
 /// sampled by seeking to random points of the member order.
-pub const SAMPLE_ALL_LIMIT: u64 = 512;
+pub const SAMPLE_ALL_LIMIT: u64 = 64;
 
 /// Largest |count| SRANDMEMBER with a negative count serves (each draw is one reply entry;
 /// the bound keeps one request from building an unbounded reply).
