@@ -197,6 +197,19 @@ impl<'a> KvTxn<'a> {
         Ok(())
     }
 
+    /// Locks all `keys` in sorted order like [`Self::lock_keys`], for a consistent read of
+    /// keys the command does not write: they are not recorded as written, so WATCH on them is
+    /// not disturbed (written keys are recorded by `meta_for_update` / `put_meta`).
+    pub async fn lock_keys_for_read(&mut self, db: u8, keys: &[&[u8]]) -> KvResult<()> {
+        let mut sorted: Vec<&[u8]> = keys.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        for key in sorted {
+            self.txn.lock(&self.store.meta, &meta_key(db, key)).await?;
+        }
+        Ok(())
+    }
+
     /// Writes a key's meta (caller holds the key's lock).
     pub async fn put_meta(&mut self, db: u8, key: &[u8], meta: &Meta) -> KvResult<()> {
         let mkey = meta_key(db, key);

@@ -251,7 +251,7 @@ pub async fn bitop(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply
     }
     let mut all = sources.clone();
     all.push(dest);
-    tx.lock_keys(db, &all).await?;
+    tx.lock_keys_for_read(db, &all).await?;
     tx.refresh();
     let mut values = Vec::new();
     for key in &sources {

@@ -7,7 +7,7 @@
 //! probe the others with point reads, so their cost follows the smallest input.
 
 use crate::args::{arg, is, parse_i64};
-use crate::cmd::sets::{is_member, lock_typed, read_typed, size_reply, store_collection};
+use crate::cmd::sets::{is_member, read_typed, size_reply, store_collection};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_key};
 use crate::reply::Reply;
@@ -145,7 +145,7 @@ pub async fn set_op_store(
     let sources: Vec<&[u8]> = args.iter().skip(2).map(Bytes::as_ref).collect();
     let mut all = sources.clone();
     all.push(dest);
-    tx.lock_keys(db, &all).await?;
+    tx.lock_keys_for_read(db, &all).await?;
     tx.refresh();
     let members = compute(tx, db, &sources, op, None)?;
     let size = replace_with_set(tx, db, dest, &members).await?;
@@ -192,7 +192,7 @@ pub fn sintercard(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
 /// SMOVE source destination member.
 pub async fn smove(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let (src, dst, member) = (arg(args, 1)?, arg(args, 2)?, arg(args, 3)?);
-    tx.lock_keys(db, &[src, dst]).await?;
+    tx.lock_keys_for_read(db, &[src, dst]).await?;
     tx.refresh();
     let Some(mut src_meta) = tx.meta(db, src)? else {
         return Ok(Reply::Integer(0));
@@ -209,7 +209,10 @@ pub async fn smove(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply
         .await?;
     src_meta.size = src_meta.size.saturating_sub(1);
     store_collection(tx, db, src, &src_meta).await?;
-    let (mut dst_meta, _) = lock_typed(tx, db, dst, KeyType::Set).await?;
+    let mut dst_meta = match read_typed(tx, db, dst, KeyType::Set)? {
+        Some(meta) => meta,
+        None => Meta::collection(KeyType::Set, tx.store().new_incarnation()),
+    };
     if !is_member(tx, db, dst, &dst_meta, member)? {
         tx.put_member(&data_key(db, dst, dst_meta.incarnation, member), b"")
             .await?;

@@ -106,7 +106,7 @@ pub async fn zstore(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], inter: bool) -> 
     }
     let mut all = keys.clone();
     all.push(dest);
-    tx.lock_keys(db, &all).await?;
+    tx.lock_keys_for_read(db, &all).await?;
     tx.refresh();
     let mut sources = Vec::new();
     for key in &keys {

@@ -325,3 +325,67 @@ async fn del_of_a_big_set_is_o1_and_swept_later() {
     assert_eq!(swept, 2000);
     assert_eq!(h.run("SMEMBERS big").await, set_of(&["fresh"]));
 }
+
+/// Runs `MULTI; SCARD a; EXEC` and tells whether EXEC ran (true) or was aborted by WATCH.
+async fn exec_runs(h: &mut Harness) -> bool {
+    h.run("MULTI").await;
+    h.run("SCARD a").await;
+    match h.run("EXEC").await {
+        Reply::Array(_) => true,
+        Reply::NullArray => false,
+        other => panic!("EXEC answered {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn watch_sees_written_keys_only() {
+    let mut h = Harness::new();
+    h.run("SADD a 1 2").await;
+    h.run("SADD b 2 3").await;
+    h.run("ZADD z 1 x").await;
+    let mut other = h.new_session();
+    let cases = [
+        ("a", "SINTERSTORE d a b", true),
+        ("d", "SINTERSTORE d a b", false),
+        ("b", "SMOVE a b 2", true),
+        ("b", "SMOVE a b 1", false),
+        ("a", "SMOVE a b 9", true),
+        ("z", "ZUNIONSTORE d2 1 z", true),
+        ("d2", "ZUNIONSTORE d2 1 z", false),
+        ("z", "ZPOPMIN z", false),
+        ("a", "BITOP OR d3 none", true),
+    ];
+    for (watched, cmd, survives) in cases {
+        assert_eq!(h.run(&format!("WATCH {watched}")).await, ok());
+        assert!(
+            !run_in(&h.server, &mut other, cmd).await.is_error(),
+            "{cmd}"
+        );
+        assert_eq!(
+            exec_runs(&mut h).await,
+            survives,
+            "WATCH {watched} then {cmd}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn set_and_zset_commands_inside_multi() {
+    let mut h = Harness::new();
+    h.run("MULTI").await;
+    h.run("SADD s a b").await;
+    h.run("ZADD z 1 a").await;
+    h.run("SPOP nothere").await;
+    h.run("ZINCRBY z x a").await;
+    assert_eq!(
+        h.run("EXEC").await,
+        Reply::Array(vec![
+            int(2),
+            int(1),
+            null(),
+            err("ERR value is not a valid float")
+        ])
+    );
+    assert_eq!(h.run("SCARD s").await, int(2));
+    assert_eq!(h.run("ZSCORE z a").await, bulk("1"));
+}
