@@ -362,14 +362,21 @@ pub fn srandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     }
     let count = args.get(2).map(|c| parse_i64(c)).transpose()?;
     if count == Some(i64::MIN) {
-        return Err(KvError::command("ERR value is out of range"));
+        return Err(KvError::command(format!(
+            "ERR value is out of range, value must between {} and {}",
+            -i64::MAX,
+            i64::MAX
+        )));
     }
     let (n, distinct) = match count {
         None => (1, true),
         Some(c) => (c.unsigned_abs(), c >= 0),
     };
     if !distinct && n > MAX_RANDOM_DRAWS {
-        return Err(KvError::command("ERR value is out of range"));
+        return Err(KvError::command(format!(
+            "ERR value is out of range, value must between -{MAX_RANDOM_DRAWS} and {}",
+            i64::MAX
+        )));
     }
     let Some(meta) = read_typed(tx, db, key, KeyType::Set)? else {
         return Ok(match count {

@@ -62,7 +62,11 @@ pub async fn zstore(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], inter: bool) -> 
     let dest = arg(args, 1)?;
     let numkeys = parse_i64(arg(args, 2)?)?;
     if i32::try_from(numkeys).is_err() {
-        return Err(KvError::command("ERR value is out of range"));
+        return Err(KvError::command(format!(
+            "ERR value is out of range, value must between {} and {}",
+            i32::MIN,
+            i32::MAX
+        )));
     }
     if numkeys < 1 {
         return Err(KvError::command(format!(

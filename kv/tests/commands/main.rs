@@ -21,4 +21,5 @@ mod strings;
 mod sweeper;
 mod transactions;
 mod zset_model;
+mod zset_writes;
 mod zsets;

@@ -113,6 +113,17 @@ async fn spop_and_srandmember() {
     assert_eq!(three.len(), 3, "positive count gives distinct members");
     let all = strings(h.run("SRANDMEMBER s 10").await);
     assert_eq!(all.len(), 5);
+    assert_eq!(
+        h.run("SRANDMEMBER s -9223372036854775808").await,
+        err(
+            "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+        )
+    );
+    assert_eq!(
+        h.run("SRANDMEMBER s -1048577").await,
+        err("ERR value is out of range, value must between -1048576 and 9223372036854775807"),
+        "negative counts are bounded (each draw is a reply entry)"
+    );
     let repeated = strings(h.run("SRANDMEMBER s -12").await);
     assert_eq!(repeated.len(), 12, "negative count may repeat");
     assert_eq!(
