@@ -1,4 +1,4 @@
-//! Background garbage collection, in two resumable passes run by [`spawn_sweeper`]:
+//! Background garbage collection, in three resumable passes run by [`spawn_sweeper`]:
 //! - **expired keys**: meta records whose expiry has passed are deleted (in a transaction that
 //!   re-checks the expiry under the key lock, so a concurrent SET/PERSIST is never undone);
 //! - **stale members**: `kv_data` records (and `kv_score` index entries, in a third pass with
@@ -142,7 +142,7 @@ async fn sweep_stale_in(
 /// Records examined per pass per round.
 pub const SWEEP_BUDGET: usize = 1_000;
 
-/// Runs both passes every `interval` until the returned task is aborted. Errors are logged
+/// Runs the three passes every `interval` until the returned task is aborted. Errors are logged
 /// and the pass restarts from the beginning next round.
 pub fn spawn_sweeper(server: Arc<KvServer>, interval: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
