@@ -248,3 +248,44 @@ async fn del_of_a_big_zset_is_o1_and_its_index_is_swept() {
     assert_eq!(left, 2, "only the live zset's index entries remain");
     assert_eq!(h.run("ZRANGE keep 0 -1").await, array(&["a", "b"]));
 }
+
+#[tokio::test]
+async fn expired_collections_vanish_and_are_swept() {
+    let mut h = Harness::new();
+    h.run("ZADD z 1 a 2 b 3 c").await;
+    h.run("SADD s x y").await;
+    h.run("PEXPIRE z 1000").await;
+    h.run("PEXPIRE s 1000").await;
+    assert_eq!(
+        h.run("SCAN 0 TYPE zset").await,
+        Reply::Array(vec![bulk("0"), array(&["z"])])
+    );
+    assert_eq!(h.run("TYPE s").await, Reply::Simple("set".into()));
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    assert_eq!(h.run("ZCARD z").await, int(0));
+    assert_eq!(h.run("ZRANGEBYSCORE z -inf +inf").await, array(&[]));
+    assert_eq!(h.run("SISMEMBER s x").await, int(0));
+    assert_eq!(h.run("ZADD z 5 d").await, int(1), "a fresh incarnation");
+    assert_eq!(
+        h.run("ZRANGE z 0 -1 WITHSCORES").await,
+        Reply::Array(vec![bulk("d"), bulk("5")])
+    );
+    assert_eq!(h.run("TTL z").await, int(-1));
+    let mut cursor = None;
+    let mut expired = 0;
+    loop {
+        expired += orcinus_kv::sweeper::sweep_expired(&h.server, &mut cursor, 100)
+            .await
+            .unwrap();
+        if cursor.is_none() {
+            break;
+        }
+    }
+    assert_eq!(expired, 1, "the set (the zset was re-created)");
+    let members = sweep_stale_members(&h.server, &mut None, 100)
+        .await
+        .unwrap();
+    let scores = sweep_stale_scores(&h.server, &mut None, 100).await.unwrap();
+    assert_eq!((members, scores), (5, 3));
+    assert_eq!(h.run("ZRANGEBYSCORE z -inf +inf").await, array(&["d"]));
+}
