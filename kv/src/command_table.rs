@@ -32,6 +32,8 @@ pub enum CommandId {
     Zpopmax, Zremrangebyrank, Zremrangebyscore, Zremrangebylex, Zunionstore, Zinterstore, Zscan,
     // bitmaps
     Setbit, Getbit, Bitcount, Bitpos, Bitop,
+    // sorted-set algebra without a store
+    Zunion, Zinter, Zdiff, Zdiffstore,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -381,6 +383,10 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("bitcount", C::Bitcount, -2, [R], 1, 1, 1, "bitmap", "2.6.0", "Counts the number of set bits (population counting) in a string."),
     cmd!("bitpos", C::Bitpos, -3, [R], 1, 1, 1, "bitmap", "2.8.7", "Finds the first set (1) or clear (0) bit in a string."),
     cmd!("bitop", C::Bitop, -4, [W, D], 2, -1, 1, "bitmap", "2.6.0", "Performs bitwise operations on multiple strings, and stores the result."),
+    cmd!("zunion", C::Zunion, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the union of multiple sorted sets."),
+    cmd!("zinter", C::Zinter, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the intersect of multiple sorted sets."),
+    cmd!("zdiff", C::Zdiff, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the difference between multiple sorted sets."),
+    cmd!("zdiffstore", C::Zdiffstore, -4, [W, D], 1, 1, 1, "sorted-set", "6.2.0", "Stores the difference of multiple sorted sets in a key."),
 ];
 
 /// Looks a command up by name (case-insensitive).

@@ -1,4 +1,4 @@
-//! Sorted-set pops, range removals, ZUNIONSTORE / ZINTERSTORE, ZSCAN, RESP3 reply shapes,
+//! Sorted-set pops, range removals, ZUNION / ZINTER / ZDIFF and their STORE forms, ZSCAN, RESP3 reply shapes,
 //! RENAME / COPY keeping the score index, pop hints staying correct under later writes, and
 //! rank ranges walked from the nearer end.
 
@@ -103,10 +103,7 @@ async fn zunionstore_zinterstore() {
     );
     assert_eq!(h.run("ZUNIONSTORE d 3 a b").await, err(SYNTAX));
     assert_eq!(h.run("ZUNIONSTORE d x a").await, err(NOT_INT));
-    assert_eq!(
-        h.run("ZUNIONSTORE d 2147483648 a").await,
-        err("ERR value is out of range, value must between -2147483648 and 2147483647")
-    );
+    assert_eq!(h.run("ZUNIONSTORE d 2147483648 a").await, err(SYNTAX));
     assert_eq!(h.run("ZUNIONSTORE d 2 a b WEIGHTS 1").await, err(SYNTAX));
     assert_eq!(
         h.run("ZUNIONSTORE d 2 a b WEIGHTS 1 x").await,
@@ -275,4 +272,57 @@ async fn rank_ranges_walk_from_the_nearer_end() {
     );
     assert_eq!(h.run("ZREMRANGEBYRANK z 25 -1").await, int(5));
     assert_eq!(h.run("ZRANGE z -1 -1").await, array(&["m24"]));
+}
+
+#[tokio::test]
+async fn zunion_zinter_zdiff_and_zdiffstore() {
+    let mut h = Harness::new();
+    h.run("ZADD a 1 x 2 y 3 z").await;
+    h.run("ZADD b 10 y 20 z 30 w").await;
+    assert_eq!(h.run("ZUNION 2 a b").await, array(&["x", "y", "z", "w"]));
+    assert_eq!(
+        h.run("ZUNION 2 a b WITHSCORES").await,
+        pairs(&[("x", "1"), ("y", "12"), ("z", "23"), ("w", "30")])
+    );
+    assert_eq!(
+        h.run("ZINTER 2 a b WEIGHTS 1 -1 AGGREGATE SUM WITHSCORES")
+            .await,
+        pairs(&[("z", "-17"), ("y", "-8")])
+    );
+    assert_eq!(h.run("ZDIFF 2 a b WITHSCORES").await, pairs(&[("x", "1")]));
+    assert_eq!(h.run("ZDIFF 1 b").await, array(&["y", "z", "w"]));
+    assert_eq!(h.run("ZDIFF 2 none a").await, array(&[]));
+    assert_eq!(h.run("ZDIFFSTORE d 2 b a").await, int(1));
+    assert_eq!(
+        h.run("ZRANGE d 0 -1 WITHSCORES").await,
+        pairs(&[("w", "30")])
+    );
+    assert_eq!(h.run("ZDIFFSTORE d 2 a a").await, int(0));
+    assert_eq!(h.run("EXISTS d").await, int(0));
+    assert_eq!(h.run("ZDIFF 2 a b WEIGHTS 1 1").await, err(SYNTAX));
+    assert_eq!(h.run("ZDIFF 2 a b AGGREGATE MIN").await, err(SYNTAX));
+    assert_eq!(h.run("ZDIFFSTORE d 2 a b WITHSCORES").await, err(SYNTAX));
+    assert_eq!(
+        h.run("ZUNION 0 a").await,
+        err("ERR at least 1 input key is needed for 'zunion' command")
+    );
+    assert_eq!(
+        h.run("ZDIFFSTORE d 0 a").await,
+        err("ERR at least 1 input key is needed for 'zdiffstore' command")
+    );
+    assert_eq!(h.run("ZINTER 3 a b").await, err(SYNTAX));
+    h.run("SET str v").await;
+    assert_eq!(
+        h.run("ZUNION 2 a str BOGUS").await,
+        err(WRONGTYPE),
+        "sources are checked before options, as in Redis"
+    );
+    assert!(matches!(h.run("HELLO 3").await, Reply::Map(_)));
+    assert_eq!(
+        h.run("ZINTER 2 a b WITHSCORES").await,
+        Reply::Array(vec![
+            Reply::Array(vec![bulk("y"), Reply::Double(12.0)]),
+            Reply::Array(vec![bulk("z"), Reply::Double(23.0)]),
+        ])
+    );
 }
