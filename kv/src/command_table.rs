@@ -32,8 +32,8 @@ pub enum CommandId {
     Zpopmax, Zremrangebyrank, Zremrangebyscore, Zremrangebylex, Zunionstore, Zinterstore, Zscan,
     // bitmaps
     Setbit, Getbit, Bitcount, Bitpos, Bitop,
-    // sorted-set algebra without a store
-    Zunion, Zinter, Zdiff, Zdiffstore,
+    // more sorted-set commands
+    Zunion, Zinter, Zdiff, Zdiffstore, Zrandmember,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -387,6 +387,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("zinter", C::Zinter, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the intersect of multiple sorted sets."),
     cmd!("zdiff", C::Zdiff, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the difference between multiple sorted sets."),
     cmd!("zdiffstore", C::Zdiffstore, -4, [W, D], 1, 1, 1, "sorted-set", "6.2.0", "Stores the difference of multiple sorted sets in a key."),
+    cmd!("zrandmember", C::Zrandmember, -2, [R], 1, 1, 1, "sorted-set", "6.2.0", "Returns one or more random members from a sorted set."),
 ];
 
 /// Looks a command up by name (case-insensitive).

@@ -291,6 +291,7 @@ impl KvServer {
             C::Zinter => zst::zset_op(tx, db, args, zst::ZsetOp::Inter, false, proto).await,
             C::Zdiff => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, false, proto).await,
             C::Zdiffstore => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, true, proto).await,
+            C::Zrandmember => z::zrandmember(tx, db, args, proto),
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
             ))),

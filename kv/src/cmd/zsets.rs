@@ -1,5 +1,5 @@
 //! Sorted-set commands on members: ZADD, ZINCRBY, ZREM, ZCARD, ZSCORE, ZMSCORE, ZPOPMIN,
-//! ZPOPMAX, ZSCAN; plus the member primitives the range and store modules share.
+//! ZPOPMAX, ZRANDMEMBER, ZSCAN; plus the member primitives the range and store modules share.
 //!
 //! A sorted set is a meta record (type zset, size = member count), one `kv_data` record per
 //! member (value: version byte + score) and one `kv_score` index entry per member
@@ -9,9 +9,10 @@
 //! is deleted; a writer locks the meta and refreshes its snapshot before reading members.
 //! Pops and score ranges are scans of the index, never reads of the whole set.
 
-use crate::args::{arg, is};
+use crate::args::{arg, is, parse_i64};
 use crate::cmd::sets::{
-    lock_typed, parse_positive_count, read_typed, scan_page, size_reply, store_collection,
+    MAX_RANDOM_DRAWS, lock_typed, parse_positive_count, random_members, read_typed, scan_page,
+    size_reply, store_collection,
 };
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_key, data_prefix};
@@ -373,6 +374,59 @@ pub async fn zpop(
     meta.size = meta.size.saturating_sub(popped.len() as u64);
     store_collection(tx, db, key, &meta).await?;
     Ok(entries_reply(popped, true, count.is_some(), proto))
+}
+
+/// ZRANDMEMBER key [count [WITHSCORES]]: distinct members for a positive count, independent
+/// draws (repeats allowed) for a negative one; see [`random_members`] for the sampling.
+pub fn zrandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> KvResult<Reply> {
+    let key = arg(args, 1)?;
+    if args.len() > 4 {
+        return Err(KvError::syntax());
+    }
+    let count = args.get(2).map(|c| parse_i64(c)).transpose()?;
+    let withscores = match args.get(3) {
+        Some(option) if is(option, "WITHSCORES") => true,
+        Some(_) => return Err(KvError::syntax()),
+        None => false,
+    };
+    if count == Some(i64::MIN) {
+        return Err(KvError::command(format!(
+            "ERR value is out of range, value must between {} and {}",
+            -i64::MAX,
+            i64::MAX
+        )));
+    }
+    let (n, distinct) = match count {
+        None => (1, true),
+        Some(c) => (c.unsigned_abs(), c >= 0),
+    };
+    if !distinct && n > MAX_RANDOM_DRAWS {
+        return Err(KvError::command(format!(
+            "ERR value is out of range, value must between -{MAX_RANDOM_DRAWS} and {}",
+            i64::MAX
+        )));
+    }
+    let Some(meta) = read_zset(tx, db, key)? else {
+        return Ok(match count {
+            None => Reply::Null,
+            Some(_) => Reply::Array(Vec::new()),
+        });
+    };
+    let drawn = if n == 0 {
+        Vec::new()
+    } else {
+        random_members(tx, db, key, &meta, n, distinct)?
+    };
+    if count.is_none() {
+        return Ok(Reply::bulk_or_null(drawn.first()));
+    }
+    let mut entries = Vec::new();
+    for member in drawn {
+        let score = score_of(tx, db, key, meta.incarnation, &member)?
+            .ok_or_else(|| KvError::Corrupt("zset member without a score".into()))?;
+        entries.push((member, score));
+    }
+    Ok(entries_reply(entries, withscores, true, proto))
 }
 
 /// ZSCAN key cursor [MATCH pattern] [COUNT count]: pages in member order; scores are bulk

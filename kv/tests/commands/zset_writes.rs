@@ -326,3 +326,48 @@ async fn zunion_zinter_zdiff_and_zdiffstore() {
         ])
     );
 }
+
+#[tokio::test]
+async fn zrandmember_counts_and_shapes() {
+    let mut h = Harness::new();
+    assert_eq!(h.run("ZRANDMEMBER none").await, null());
+    assert_eq!(h.run("ZRANDMEMBER none 2").await, Reply::Array(vec![]));
+    sample(&mut h).await;
+    let Reply::Bulk(one) = h.run("ZRANDMEMBER z").await else {
+        panic!("a bulk string without count")
+    };
+    assert!([&b"a"[..], b"b", b"c", b"d", b"e"].contains(&one.as_ref()));
+    let Reply::Array(three) = h.run("ZRANDMEMBER z 3").await else {
+        panic!()
+    };
+    let distinct: std::collections::BTreeSet<_> = three.iter().map(|r| format!("{r:?}")).collect();
+    assert_eq!(distinct.len(), 3);
+    let Reply::Array(all) = h.run("ZRANDMEMBER z 10 WITHSCORES").await else {
+        panic!()
+    };
+    assert_eq!(all.len(), 10, "5 members with their scores");
+    let Reply::Array(repeats) = h.run("ZRANDMEMBER z -7").await else {
+        panic!()
+    };
+    assert_eq!(repeats.len(), 7);
+    assert!(!h.run("ZRANDMEMBER z -1 WITHSCORES").await.is_error());
+    assert_eq!(h.run("ZRANDMEMBER z 0").await, Reply::Array(vec![]));
+    assert_eq!(h.run("ZRANDMEMBER z 1 SCORES").await, err(SYNTAX));
+    assert_eq!(h.run("ZRANDMEMBER z 1 WITHSCORES x").await, err(SYNTAX));
+    assert_eq!(h.run("ZRANDMEMBER z x").await, err(NOT_INT));
+    h.run("ZADD one 2.5 m").await;
+    assert_eq!(
+        h.run("ZRANDMEMBER one 1 WITHSCORES").await,
+        pairs(&[("m", "2.5")])
+    );
+    assert!(matches!(h.run("HELLO 3").await, Reply::Map(_)));
+    assert_eq!(
+        h.run("ZRANDMEMBER one -2 WITHSCORES").await,
+        Reply::Array(vec![
+            Reply::Array(vec![bulk("m"), Reply::Double(2.5)]),
+            Reply::Array(vec![bulk("m"), Reply::Double(2.5)]),
+        ])
+    );
+    h.run("SET str v").await;
+    assert_eq!(h.run("ZRANDMEMBER str").await, err(WRONGTYPE));
+}
