@@ -33,7 +33,7 @@ pub enum CommandId {
     // bitmaps
     Setbit, Getbit, Bitcount, Bitpos, Bitop,
     // more sorted-set commands
-    Zunion, Zinter, Zdiff, Zdiffstore, Zrandmember,
+    Zunion, Zinter, Zdiff, Zdiffstore, Zrandmember, Zrangestore,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -388,6 +388,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("zdiff", C::Zdiff, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the difference between multiple sorted sets."),
     cmd!("zdiffstore", C::Zdiffstore, -4, [W, D], 1, 1, 1, "sorted-set", "6.2.0", "Stores the difference of multiple sorted sets in a key."),
     cmd!("zrandmember", C::Zrandmember, -2, [R], 1, 1, 1, "sorted-set", "6.2.0", "Returns one or more random members from a sorted set."),
+    cmd!("zrangestore", C::Zrangestore, -5, [W, D], 1, 2, 1, "sorted-set", "6.2.0", "Stores a range of members from sorted set in a key."),
 ];
 
 /// Looks a command up by name (case-insensitive).

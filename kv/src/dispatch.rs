@@ -292,6 +292,7 @@ impl KvServer {
             C::Zdiff => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, false, proto).await,
             C::Zdiffstore => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, true, proto).await,
             C::Zrandmember => z::zrandmember(tx, db, args, proto),
+            C::Zrangestore => zst::zrangestore(tx, db, args).await,
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
             ))),

@@ -270,6 +270,8 @@ pub enum RangeCommand {
     Zrangebylex,
     /// ZREVRANGEBYLEX key max min [LIMIT o c].
     Zrevrangebylex,
+    /// ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT o c].
+    Zrangestore,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -280,19 +282,32 @@ enum RangeType {
     Lex,
 }
 
-/// ZRANGE and its older forms (see [`RangeCommand`]).
-pub fn zrange(
-    tx: &KvTxn<'_>,
-    db: u8,
+/// A parsed ZRANGE-family request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RangeRequest {
+    /// What to select.
+    pub sel: Selection,
+    /// Highest first.
+    pub rev: bool,
+    /// LIMIT offset (negative: nothing).
+    pub offset: i64,
+    /// LIMIT count (negative: all).
+    pub limit: i64,
+    /// WITHSCORES.
+    pub withscores: bool,
+}
+
+/// Parses `a b [options]` of a ZRANGE-family command, `a` being `args[first]`. ZRANGESTORE
+/// takes ZRANGE's options except WITHSCORES.
+pub fn parse_range_request(
     args: &[Bytes],
+    first: usize,
     cmd: RangeCommand,
-    proto: Protocol,
-) -> KvResult<Reply> {
+) -> KvResult<RangeRequest> {
     use RangeCommand as R;
-    let key = arg(args, 1)?;
-    let (mut a, mut b) = (arg(args, 2)?, arg(args, 3)?);
+    let (mut a, mut b) = (arg(args, first)?, arg(args, first + 1)?);
     let (mut kind, mut rev) = match cmd {
-        R::Zrange => (RangeType::Auto, None),
+        R::Zrange | R::Zrangestore => (RangeType::Auto, None),
         R::Zrevrange => (RangeType::Rank, Some(true)),
         R::Zrangebyscore => (RangeType::Score, Some(false)),
         R::Zrevrangebyscore => (RangeType::Score, Some(true)),
@@ -300,9 +315,9 @@ pub fn zrange(
         R::Zrevrangebylex => (RangeType::Lex, Some(true)),
     };
     let (mut withscores, mut offset, mut limit) = (false, 0i64, -1i64);
-    let mut i = 4;
+    let mut i = first + 2;
     while let Some(option) = args.get(i) {
-        if is(option, "WITHSCORES") {
+        if cmd != R::Zrangestore && is(option, "WITHSCORES") {
             withscores = true;
         } else if is(option, "LIMIT") && i + 2 < args.len() {
             offset = parse_i64(arg(args, i + 1)?)?;
@@ -341,19 +356,56 @@ pub fn zrange(
         RangeType::Lex => parse_lex_range(a, b)?,
         RangeType::Auto | RangeType::Rank => Selection::Rank(parse_i64(a)?, parse_i64(b)?),
     };
+    Ok(RangeRequest {
+        sel,
+        rev,
+        offset,
+        limit,
+        withscores,
+    })
+}
+
+/// The entries `req` selects from the sorted set at `key` (`None` if the key is absent).
+pub fn range_entries(
+    tx: &KvTxn<'_>,
+    db: u8,
+    key: &[u8],
+    req: &RangeRequest,
+) -> KvResult<Option<Vec<(Bytes, f64)>>> {
     let Some(meta) = read_zset(tx, db, key)? else {
-        return Ok(Reply::Array(Vec::new()));
+        return Ok(None);
     };
-    if offset < 0 {
-        return Ok(Reply::Array(Vec::new()));
-    }
-    let offset = u64::try_from(offset).unwrap_or(0);
-    let limit = u64::try_from(limit).ok();
     let mut entries = Vec::new();
-    walk(tx, (db, key, &meta), &sel, rev, offset, limit, |m, s| {
-        entries.push((m, s));
-    })?;
-    Ok(entries_reply(entries, withscores, true, proto))
+    let Ok(offset) = u64::try_from(req.offset) else {
+        return Ok(Some(entries));
+    };
+    let limit = u64::try_from(req.limit).ok();
+    walk(
+        tx,
+        (db, key, &meta),
+        &req.sel,
+        req.rev,
+        offset,
+        limit,
+        |m, s| {
+            entries.push((m, s));
+        },
+    )?;
+    Ok(Some(entries))
+}
+
+/// ZRANGE and its older forms (see [`RangeCommand`]).
+pub fn zrange(
+    tx: &KvTxn<'_>,
+    db: u8,
+    args: &[Bytes],
+    cmd: RangeCommand,
+    proto: Protocol,
+) -> KvResult<Reply> {
+    let key = arg(args, 1)?;
+    let req = parse_range_request(args, 2, cmd)?;
+    let entries = range_entries(tx, db, key, &req)?.unwrap_or_default();
+    Ok(entries_reply(entries, req.withscores, true, proto))
 }
 
 /// ZCOUNT key min max / ZLEXCOUNT key min max.

@@ -1,5 +1,5 @@
 //! Sorted-set algebra: ZUNION, ZINTER, ZDIFF and their STORE forms (WEIGHTS, AGGREGATE
-//! SUM|MIN|MAX, WITHSCORES for the reply forms). Sources may be sorted sets or sets (every set
+//! SUM|MIN|MAX, WITHSCORES for the reply forms), and ZRANGESTORE. Sources may be sorted sets or sets (every set
 //! member scores 1, as in Redis); a missing source is empty.
 //!
 //! Invariants: all arguments are parsed and every source type-checked before anything is
@@ -10,6 +10,7 @@
 
 use crate::args::{arg, is, lossy, parse_i64};
 use crate::cmd::sets::size_reply;
+use crate::cmd::zset_ranges::{RangeCommand, parse_range_request, range_entries};
 use crate::cmd::zsets::{entries_reply, set_score};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta};
@@ -212,6 +213,31 @@ pub async fn zset_op(
         set_score(tx, (db, dest), &mut meta, member, None, *score).await?;
     }
     meta.size = result.len() as u64;
+    tx.put_meta(db, dest, &meta).await?;
+    Ok(size_reply(meta.size))
+}
+
+/// ZRANGESTORE dst src min max [BYSCORE | BYLEX] [REV] [LIMIT offset count]: stores the
+/// selected entries (with their scores) in `dst`; a missing source or an empty selection
+/// deletes `dst`.
+pub async fn zrangestore(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
+    let (dest, src) = (arg(args, 1)?, arg(args, 2)?);
+    let req = parse_range_request(args, 3, RangeCommand::Zrangestore)?;
+    tx.lock_keys_for_read(db, &[dest, src]).await?;
+    tx.refresh();
+    let entries = range_entries(tx, db, src, &req)?.unwrap_or_default();
+    let existing = tx.meta_for_update(db, dest).await?;
+    if entries.is_empty() {
+        if existing.is_some() {
+            tx.delete_meta(db, dest).await?;
+        }
+        return Ok(Reply::Integer(0));
+    }
+    let mut meta = Meta::collection(KeyType::Zset, tx.store().new_incarnation());
+    for (member, score) in &entries {
+        set_score(tx, (db, dest), &mut meta, member, None, *score).await?;
+    }
+    meta.size = entries.len() as u64;
     tx.put_meta(db, dest, &meta).await?;
     Ok(size_reply(meta.size))
 }

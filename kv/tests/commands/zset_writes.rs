@@ -371,3 +371,55 @@ async fn zrandmember_counts_and_shapes() {
     h.run("SET str v").await;
     assert_eq!(h.run("ZRANDMEMBER str").await, err(WRONGTYPE));
 }
+
+#[tokio::test]
+async fn zrangestore_keeps_scores() {
+    let mut h = Harness::new();
+    sample(&mut h).await;
+    assert_eq!(h.run("ZRANGESTORE d z 1 2").await, int(2));
+    assert_eq!(
+        h.run("ZRANGE d 0 -1 WITHSCORES").await,
+        pairs(&[("b", "2"), ("c", "3")])
+    );
+    assert_eq!(
+        h.run("ZRANGESTORE d z (1 +inf BYSCORE LIMIT 1 2").await,
+        int(2)
+    );
+    assert_eq!(
+        h.run("ZRANGE d 0 -1 WITHSCORES").await,
+        pairs(&[("c", "3"), ("d", "4")])
+    );
+    assert_eq!(h.run("ZRANGESTORE d z 0 0 REV").await, int(1));
+    assert_eq!(h.run("ZRANGE d 0 -1").await, array(&["e"]));
+    assert_eq!(h.run("ZRANGESTORE d z [a [b BYLEX").await, int(2));
+    assert_eq!(h.run("ZSCORE d b").await, bulk("2"), "BYLEX keeps scores");
+    assert_eq!(h.run("ZRANGESTORE d z 0 -1 WITHSCORES").await, err(SYNTAX));
+    assert_eq!(
+        h.run("ZRANGESTORE d z 0 1 LIMIT 0 1").await,
+        err(
+            "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+        )
+    );
+    assert_eq!(
+        h.run("ZRANGESTORE d z x 1 BYSCORE").await,
+        err(RANGE_NOT_FLOAT)
+    );
+    assert_eq!(h.run("ZRANGESTORE d none 0 -1").await, int(0));
+    assert_eq!(
+        h.run("EXISTS d").await,
+        int(0),
+        "missing source deletes dest"
+    );
+    assert_eq!(
+        h.run("ZRANGESTORE z z 0 1").await,
+        int(2),
+        "dest may be the source"
+    );
+    assert_eq!(h.run("ZRANGE z 0 -1").await, array(&["a", "b"]));
+    h.run("SET str v").await;
+    assert_eq!(h.run("ZRANGESTORE d str 0 1").await, err(WRONGTYPE));
+    assert_eq!(
+        h.run("ZRANGESTORE d z 0").await,
+        err("ERR wrong number of arguments for 'zrangestore' command")
+    );
+}
