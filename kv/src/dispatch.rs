@@ -182,7 +182,7 @@ impl KvServer {
     ) -> KvResult<Reply> {
         use cmd::{generic as g, hashes as h, strings as s};
         use cmd::{set_algebra as sa, sets as st};
-        use cmd::{zset_ranges as zr, zset_store as zst, zsets as z};
+        use cmd::{zset_range_args as zra, zset_ranges as zr, zset_store as zst, zsets as z};
         use orcinus_storage::Direction::{Forward, Reverse};
         let max = self.config.proto_max_bulk_len;
         match id {
@@ -267,14 +267,14 @@ impl KvServer {
             C::Zscan => z::zscan(self, tx, db, args),
             C::Zrank => zr::zrank(tx, db, args, false, proto),
             C::Zrevrank => zr::zrank(tx, db, args, true, proto),
-            C::Zrange => zr::zrange(tx, db, args, zr::RangeCommand::Zrange, proto),
-            C::Zrevrange => zr::zrange(tx, db, args, zr::RangeCommand::Zrevrange, proto),
-            C::Zrangebyscore => zr::zrange(tx, db, args, zr::RangeCommand::Zrangebyscore, proto),
+            C::Zrange => zr::zrange(tx, db, args, zra::RangeCommand::Zrange, proto),
+            C::Zrevrange => zr::zrange(tx, db, args, zra::RangeCommand::Zrevrange, proto),
+            C::Zrangebyscore => zr::zrange(tx, db, args, zra::RangeCommand::Zrangebyscore, proto),
             C::Zrevrangebyscore => {
-                zr::zrange(tx, db, args, zr::RangeCommand::Zrevrangebyscore, proto)
+                zr::zrange(tx, db, args, zra::RangeCommand::Zrevrangebyscore, proto)
             }
-            C::Zrangebylex => zr::zrange(tx, db, args, zr::RangeCommand::Zrangebylex, proto),
-            C::Zrevrangebylex => zr::zrange(tx, db, args, zr::RangeCommand::Zrevrangebylex, proto),
+            C::Zrangebylex => zr::zrange(tx, db, args, zra::RangeCommand::Zrangebylex, proto),
+            C::Zrevrangebylex => zr::zrange(tx, db, args, zra::RangeCommand::Zrevrangebylex, proto),
             C::Zcount => zr::zcount(tx, db, args, false),
             C::Zlexcount => zr::zcount(tx, db, args, true),
             C::Zremrangebyrank => zr::zremrange(tx, db, args, zr::RemoveBy::Rank).await,

@@ -10,6 +10,7 @@ pub mod server;
 pub mod set_algebra;
 pub mod sets;
 pub mod strings;
+pub mod zset_range_args;
 pub mod zset_ranges;
 pub mod zset_store;
 pub mod zsets;

@@ -10,7 +10,8 @@
 
 use crate::args::{arg, is, lossy, parse_i64};
 use crate::cmd::sets::size_reply;
-use crate::cmd::zset_ranges::{RangeCommand, parse_range_request, range_entries};
+use crate::cmd::zset_range_args::{RangeCommand, parse_range_request};
+use crate::cmd::zset_ranges::range_entries;
 use crate::cmd::zsets::{entries_reply, set_score};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta};
