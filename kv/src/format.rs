@@ -23,6 +23,10 @@ pub enum KeyType {
     Hash,
     /// A list; `inline` holds the head and tail indexes, elements live in `kv_data`.
     List,
+    /// A set; members live in `kv_data` (empty values).
+    Set,
+    /// A sorted set; members → score in `kv_data`, plus the `kv_score` index.
+    Zset,
 }
 
 impl KeyType {
@@ -31,6 +35,8 @@ impl KeyType {
             Self::String => 1,
             Self::Hash => 2,
             Self::List => 3,
+            Self::Set => 4,
+            Self::Zset => 5,
         }
     }
 
@@ -39,6 +45,8 @@ impl KeyType {
             1 => Ok(Self::String),
             2 => Ok(Self::Hash),
             3 => Ok(Self::List),
+            4 => Ok(Self::Set),
+            5 => Ok(Self::Zset),
             other => Err(KvError::Corrupt(format!("unknown key type {other}"))),
         }
     }
@@ -50,6 +58,8 @@ impl KeyType {
             Self::String => "string",
             Self::Hash => "hash",
             Self::List => "list",
+            Self::Set => "set",
+            Self::Zset => "zset",
         }
     }
 }
@@ -71,6 +81,18 @@ pub struct Meta {
 }
 
 impl Meta {
+    /// A new, empty collection meta of `key_type` under a fresh `incarnation`.
+    #[must_use]
+    pub fn collection(key_type: KeyType, incarnation: u64) -> Self {
+        Self {
+            key_type,
+            expire_at_ms: 0,
+            incarnation,
+            size: 0,
+            inline: Vec::new(),
+        }
+    }
+
     /// A new string meta.
     #[must_use]
     pub fn string(value: Vec<u8>, expire_at_ms: u64) -> Self {

@@ -20,6 +20,7 @@ pub mod hash_fields;
 pub mod kv_server;
 pub mod reply;
 pub mod scan_cursor;
+pub mod score;
 pub mod session;
 pub mod store;
 pub mod sweeper;

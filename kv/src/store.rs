@@ -9,7 +9,7 @@
 use crate::error::KvResult;
 use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta};
 use bytes::Bytes;
-use orcinus_storage::{Direction, Engine, Keyspace, Slice, Transaction};
+use orcinus_storage::{Direction, Engine, Keyspace, ScanIter, Slice, Transaction};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -17,6 +17,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub const META_KEYSPACE: &str = "kv_meta";
 /// Keyspace of collection members.
 pub const DATA_KEYSPACE: &str = "kv_data";
+/// Keyspace of the sorted-set score index.
+pub const SCORE_KEYSPACE: &str = "kv_score";
 
 /// Deletes per batch in FLUSHDB / FLUSHALL.
 pub const FLUSH_BATCH: usize = 10_000;
@@ -26,6 +28,7 @@ pub struct Store {
     engine: Engine,
     meta: Keyspace,
     data: Keyspace,
+    score: Keyspace,
     next_incarnation: AtomicU64,
 }
 
@@ -34,6 +37,7 @@ impl Store {
     pub fn open(engine: Engine) -> KvResult<Self> {
         let meta = engine.keyspace(META_KEYSPACE)?;
         let data = engine.keyspace(DATA_KEYSPACE)?;
+        let score = engine.keyspace(SCORE_KEYSPACE)?;
         // Incarnations are `ms << 11 | counter` at start-up, then increment: unique across
         // restarts unless the clock moves back by more than the ids used since.
         let seed = crate::clock::now_ms() << 11;
@@ -41,6 +45,7 @@ impl Store {
             engine,
             meta,
             data,
+            score,
             next_incarnation: AtomicU64::new(seed),
         })
     }
@@ -61,6 +66,12 @@ impl Store {
     #[must_use]
     pub fn data_keyspace(&self) -> &Keyspace {
         &self.data
+    }
+
+    /// The sorted-set score index keyspace.
+    #[must_use]
+    pub fn score_keyspace(&self) -> &Keyspace {
+        &self.score
     }
 
     /// A fresh incarnation id.
@@ -86,7 +97,7 @@ impl Store {
     /// Deletes every record of `db` (meta and members) in batches of [`FLUSH_BATCH`]. Writes
     /// that commit concurrently may survive, as if they ran after the flush.
     pub async fn flush_db(&self, db: u8) -> KvResult<()> {
-        for ks in [&self.meta, &self.data] {
+        for ks in [&self.meta, &self.data, &self.score] {
             loop {
                 let mut batch = self.engine.batch();
                 for item in self.engine.snapshot().prefix(ks, &[db]).take(FLUSH_BATCH) {
@@ -186,6 +197,19 @@ impl<'a> KvTxn<'a> {
         Ok(())
     }
 
+    /// Locks all `keys` in sorted order like [`Self::lock_keys`], for a consistent read of
+    /// keys the command does not write: they are not recorded as written, so WATCH on them is
+    /// not disturbed (written keys are recorded by `meta_for_update` / `put_meta`).
+    pub async fn lock_keys_for_read(&mut self, db: u8, keys: &[&[u8]]) -> KvResult<()> {
+        let mut sorted: Vec<&[u8]> = keys.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        for key in sorted {
+            self.txn.lock(&self.store.meta, &meta_key(db, key)).await?;
+        }
+        Ok(())
+    }
+
     /// Writes a key's meta (caller holds the key's lock).
     pub async fn put_meta(&mut self, db: u8, key: &[u8], meta: &Meta) -> KvResult<()> {
         let mkey = meta_key(db, key);
@@ -222,6 +246,35 @@ impl<'a> KvTxn<'a> {
     /// Deletes one member (caller holds the owning key's lock).
     pub async fn delete_member(&mut self, data_key: &[u8]) -> KvResult<()> {
         self.txn.delete(&self.store.data, data_key).await?;
+        Ok(())
+    }
+
+    /// Consistent range scan of `kv_data` (raw keys; own writes visible).
+    pub fn scan_data(&self, lower: Bound<&[u8]>, upper: Bound<&[u8]>, dir: Direction) -> ScanIter {
+        self.txn.scan(&self.store.data, lower, upper, dir)
+    }
+
+    /// Consistent range scan of `kv_score` (raw keys; own writes visible).
+    pub fn scan_scores(
+        &self,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        dir: Direction,
+    ) -> ScanIter {
+        self.txn.scan(&self.store.score, lower, upper, dir)
+    }
+
+    /// Writes one score index entry (caller holds the owning key's lock).
+    pub async fn put_score_entry(&mut self, score_key: &[u8]) -> KvResult<()> {
+        self.txn
+            .put(&self.store.score, score_key, Vec::new())
+            .await?;
+        Ok(())
+    }
+
+    /// Deletes one score index entry (caller holds the owning key's lock).
+    pub async fn delete_score_entry(&mut self, score_key: &[u8]) -> KvResult<()> {
+        self.txn.delete(&self.store.score, score_key).await?;
         Ok(())
     }
 

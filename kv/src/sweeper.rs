@@ -1,10 +1,11 @@
-//! Background garbage collection, in two resumable passes run by [`spawn_sweeper`]:
+//! Background garbage collection, in three resumable passes run by [`spawn_sweeper`]:
 //! - **expired keys**: meta records whose expiry has passed are deleted (in a transaction that
 //!   re-checks the expiry under the key lock, so a concurrent SET/PERSIST is never undone);
-//! - **stale members**: `kv_data` records whose owning meta is missing, expired, of another
-//!   type or of another incarnation are deleted. Such records are unreachable (readers only
-//!   look under the live incarnation, and incarnations are never reused), so deleting them
-//!   with an unlocked batch is safe.
+//! - **stale members**: `kv_data` records (and `kv_score` index entries, in a third pass with
+//!   the same rule: their keys share the `db | key_len | key | incarnation` prefix) whose owning
+//!   meta is missing, expired, of another type or of another incarnation are deleted. Such
+//!   records are unreachable (readers only look under the live incarnation, and incarnations
+//!   are never reused), so deleting them with an unlocked batch is safe.
 //! - **expired hash fields** (HEXPIRE): found by the expired-keys pass from the meta header;
 //!   each such hash is purged under its key lock (`cmd::hash_ttl::sweep_expired_fields`).
 //!
@@ -13,6 +14,7 @@
 use crate::error::KvResult;
 use crate::format::{KeyType, Meta, decode_data_key, meta_key};
 use crate::kv_server::{KvServer, Stats};
+use orcinus_storage::Keyspace;
 use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -79,6 +81,25 @@ pub async fn sweep_stale_members(
     cursor: &mut SweepCursor,
     budget: usize,
 ) -> KvResult<usize> {
+    sweep_stale_in(server, server.store().data_keyspace(), cursor, budget).await
+}
+
+/// Deletes up to `budget` examined stale sorted-set score index entries (`kv_score`); returns
+/// how many were deleted.
+pub async fn sweep_stale_scores(
+    server: &KvServer,
+    cursor: &mut SweepCursor,
+    budget: usize,
+) -> KvResult<usize> {
+    sweep_stale_in(server, server.store().score_keyspace(), cursor, budget).await
+}
+
+async fn sweep_stale_in(
+    server: &KvServer,
+    keyspace: &Keyspace,
+    cursor: &mut SweepCursor,
+    budget: usize,
+) -> KvResult<usize> {
     let store = server.store();
     let now = crate::clock::now_ms();
     let snapshot = store.engine().snapshot();
@@ -88,7 +109,7 @@ pub async fn sweep_stale_members(
     // (db, key, incarnation) of the last owner looked up, and whether it is live.
     let mut last_owner: Option<(u8, Vec<u8>, u64, bool)> = None;
     for (examined, item) in snapshot
-        .range(store.data_keyspace(), lower_bound, Bound::Unbounded)
+        .range(keyspace, lower_bound, Bound::Unbounded)
         .enumerate()
     {
         let (k, _) = item?;
@@ -118,7 +139,7 @@ pub async fn sweep_stale_members(
             }
         };
         if !live {
-            batch.delete(store.data_keyspace(), k.to_vec())?;
+            batch.delete(keyspace, k.to_vec())?;
         }
     }
     let deleted = batch.len();
@@ -133,11 +154,12 @@ pub async fn sweep_stale_members(
 /// Records examined per pass per round.
 pub const SWEEP_BUDGET: usize = 1_000;
 
-/// Runs both passes every `interval` until the returned task is aborted. Errors are logged
+/// Runs the three passes every `interval` until the returned task is aborted. Errors are logged
 /// and the pass restarts from the beginning next round.
 pub fn spawn_sweeper(server: Arc<KvServer>, interval: Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let (mut expired_cursor, mut member_cursor): (SweepCursor, SweepCursor) = (None, None);
+        let mut score_cursor: SweepCursor = None;
         loop {
             tokio::time::sleep(interval).await;
             if let Err(e) = sweep_expired(&server, &mut expired_cursor, SWEEP_BUDGET).await {
@@ -147,6 +169,10 @@ pub fn spawn_sweeper(server: Arc<KvServer>, interval: Duration) -> tokio::task::
             if let Err(e) = sweep_stale_members(&server, &mut member_cursor, SWEEP_BUDGET).await {
                 tracing::warn!("kv member sweep failed: {e}");
                 member_cursor = None;
+            }
+            if let Err(e) = sweep_stale_scores(&server, &mut score_cursor, SWEEP_BUDGET).await {
+                tracing::warn!("kv score index sweep failed: {e}");
+                score_cursor = None;
             }
         }
     })

@@ -178,6 +178,10 @@ async fn place_copy(
     if meta.key_type != KeyType::String {
         copy_members(tx, src, meta.incarnation, dst, copy.incarnation).await?;
     }
+    if meta.key_type == KeyType::Zset {
+        crate::cmd::zsets::copy_score_index(tx, src, meta.incarnation, dst, copy.incarnation)
+            .await?;
+    }
     tx.put_meta(dst.0, dst.1, &copy).await
 }
 

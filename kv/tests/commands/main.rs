@@ -9,6 +9,7 @@
     clippy::indexing_slicing
 )]
 
+mod bitmaps;
 mod connection;
 mod generic;
 mod harness;
@@ -19,6 +20,10 @@ mod list_model;
 mod lists;
 mod model;
 mod server;
+mod sets;
 mod strings;
 mod sweeper;
 mod transactions;
+mod zset_model;
+mod zset_writes;
+mod zsets;
