@@ -11,11 +11,21 @@ use std::time::Duration;
 
 /// One writer connection: pipelines `SET w:{conn}:{n} v{n}` in windows of `depth`, records each
 /// acknowledged n, stops at the first I/O error (the kill).
-fn writer(addr: std::net::SocketAddr, conn: usize, depth: usize, stop: Arc<AtomicBool>, acked: Arc<Mutex<HashMap<String, String>>>) {
-    let Ok(mut client) = RespClient::connect(addr) else { return };
+fn writer(
+    addr: std::net::SocketAddr,
+    conn: usize,
+    depth: usize,
+    stop: Arc<AtomicBool>,
+    acked: Arc<Mutex<HashMap<String, String>>>,
+) {
+    let Ok(mut client) = RespClient::connect(addr) else {
+        return;
+    };
     let mut n = 0usize;
     while !stop.load(Ordering::Relaxed) {
-        let batch: Vec<(String, String)> = (n..n + depth).map(|i| (format!("w:{conn}:{i}"), format!("v{i}"))).collect();
+        let batch: Vec<(String, String)> = (n..n + depth)
+            .map(|i| (format!("w:{conn}:{i}"), format!("v{i}")))
+            .collect();
         for (k, v) in &batch {
             if client.send(&[b"SET", k.as_bytes(), v.as_bytes()]).is_err() {
                 return;
@@ -55,15 +65,24 @@ fn kill9_during_pipelined_writes_loses_no_acknowledged_write() {
         }
         server.restart();
         let acked = acked.lock().unwrap().clone();
-        assert!(!acked.is_empty(), "round {round}: no write was acknowledged before the kill");
+        assert!(
+            !acked.is_empty(),
+            "round {round}: no write was acknowledged before the kill"
+        );
         let mut client = RespClient::connect(server.resp_addr()).unwrap();
         let keys: Vec<&String> = acked.keys().collect();
         for chunk in keys.chunks(500) {
             let mut args: Vec<&str> = vec!["MGET"];
             args.extend(chunk.iter().map(|k| k.as_str()));
-            let Reply::Array(Some(values)) = client.cmd(&args).unwrap() else { panic!("MGET failed") };
+            let Reply::Array(Some(values)) = client.cmd(&args).unwrap() else {
+                panic!("MGET failed")
+            };
             for (k, v) in chunk.iter().zip(values) {
-                assert_eq!(v, Reply::Bulk(Some(acked[*k].clone().into_bytes())), "round {round}: acknowledged {k} lost");
+                assert_eq!(
+                    v,
+                    Reply::Bulk(Some(acked[*k].clone().into_bytes())),
+                    "round {round}: acknowledged {k} lost"
+                );
             }
         }
     }

@@ -36,7 +36,10 @@ impl RespClient {
         let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
         stream.set_read_timeout(Some(Duration::from_secs(30)))?;
         stream.set_nodelay(true)?;
-        Ok(Self { reader: BufReader::new(stream.try_clone()?), writer: stream })
+        Ok(Self {
+            reader: BufReader::new(stream.try_clone()?),
+            writer: stream,
+        })
     }
 
     /// Encodes a command without flushing a reply read (for pipelining).
@@ -53,11 +56,16 @@ impl RespClient {
     pub fn read_reply(&mut self) -> std::io::Result<Reply> {
         let mut line = String::new();
         if self.reader.read_line(&mut line)? == 0 {
-            return Err(std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "connection closed"));
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "connection closed",
+            ));
         }
         let line = line.trim_end_matches("\r\n");
         let (tag, rest) = line.split_at(1);
-        let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{what}: {line}"));
+        let bad = |what: &str| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, format!("{what}: {line}"))
+        };
         Ok(match tag {
             "+" => Reply::Simple(rest.to_string()),
             "-" => Reply::Error(rest.to_string()),
