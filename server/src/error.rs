@@ -82,6 +82,14 @@ pub enum ServerError {
         /// The engine's error.
         source: StorageError,
     },
+    /// A front door's service (its keyspaces, catalog) could not be opened on the engine.
+    #[error("cannot open the {protocol} service: {reason}")]
+    ServiceOpen {
+        /// `mysql` or `redis`.
+        protocol: &'static str,
+        /// What failed, in one line.
+        reason: String,
+    },
     /// The async runtime or the signal handlers could not be set up.
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),
@@ -116,7 +124,8 @@ impl ServerError {
             Self::PortInUse { .. }
             | Self::Bind { .. }
             | Self::DataDirLocked { .. }
-            | Self::StorageOpen { .. } => ErrorKind::Startup,
+            | Self::StorageOpen { .. }
+            | Self::ServiceOpen { .. } => ErrorKind::Startup,
             Self::Runtime(_)
             | Self::Stdout(_)
             | Self::ListenerStopped { .. }

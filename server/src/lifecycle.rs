@@ -42,6 +42,14 @@ pub fn run(config: Config) -> Result<(), ServerError> {
 async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerError>), ServerError> {
     let listeners = bind_listeners(&config.server).await?;
     let engine = open_engine(config.storage.clone())?;
+    let resp_port = listeners.resp.local_addr().map_or(0, |a| a.port());
+    let resp_service =
+        resp::RespService::open(engine.clone(), config.resp, resp_port).map_err(|e| {
+            ServerError::ServiceOpen {
+                protocol: "redis",
+                reason: e.to_string(),
+            }
+        })?;
     let mut signals = ShutdownSignals::install()?;
     announce(&listeners, &mut std::io::stdout().lock())?;
     tracing::info!(
@@ -52,7 +60,7 @@ async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerErr
     );
 
     let mut mysql_task = tokio::spawn(mysql::serve(listeners.mysql, engine.clone(), config.mysql));
-    let mut resp_task = tokio::spawn(resp::serve(listeners.resp, engine.clone(), config.resp));
+    let mut resp_task = tokio::spawn(resp_service.serve(listeners.resp));
     let outcome = wait_for_stop(
         signals.recv(),
         &mut mysql_task,

@@ -75,53 +75,77 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Serves RESP clients on `listener` until the task is dropped.
+/// The RESP service with its keyspaces open: opened before the port is announced, so a ready
+/// announcement means the store is ready too.
+pub struct RespService {
+    server: Arc<KvServer>,
+    settings: RespSettings,
+}
+
+impl RespService {
+    /// Opens the kv store on `engine`; `tcp_port` is what INFO reports.
+    pub fn open(engine: Engine, settings: RespSettings, tcp_port: u16) -> std::io::Result<Self> {
+        let config = KvConfig {
+            requirepass: settings.requirepass.clone(),
+            proto_max_bulk_len: settings.proto_max_bulk_len,
+            max_clients: settings.max_clients,
+            tcp_port,
+        };
+        let server = Arc::new(KvServer::open(engine, config).map_err(std::io::Error::other)?);
+        Ok(Self { server, settings })
+    }
+
+    /// Serves RESP clients on `listener` (and runs the background sweeper) until the task is
+    /// dropped.
+    pub async fn serve(self, listener: TcpListener) -> std::io::Result<()> {
+        let Self { server, settings } = self;
+        let _sweeper = AbortOnDrop(spawn_sweeper(
+            server.clone(),
+            Duration::from_millis(settings.sweep_interval_ms.max(1)),
+        ));
+        let settings = Arc::new(settings);
+        let mut connections = JoinSet::new();
+        loop {
+            while connections.try_join_next().is_some() {}
+            let (socket, peer) = match listener.accept().await {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!("RESP accept failed: {e}; retrying");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            if let Some(refusal) = refusal(&server, &settings, &peer) {
+                orcinus_kv::kv_server::Stats::bump(&server.stats.rejected_connections);
+                connections.spawn(refuse(socket, refusal));
+                continue;
+            }
+            let _ = socket.set_nodelay(true);
+            let local = socket
+                .local_addr()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            let session = server.new_session(peer.to_string(), local);
+            let (server, settings) = (server.clone(), settings.clone());
+            connections.spawn(async move {
+                if let Err(e) = connection::run(socket, server, settings, session).await {
+                    tracing::debug!("RESP client {peer} ended: {e}");
+                }
+            });
+        }
+    }
+}
+
+/// Opens the service and serves `listener` (for tests that need no separate open step).
 pub async fn serve(
     listener: TcpListener,
     engine: Engine,
     settings: RespSettings,
 ) -> std::io::Result<()> {
-    let config = KvConfig {
-        requirepass: settings.requirepass.clone(),
-        proto_max_bulk_len: settings.proto_max_bulk_len,
-        max_clients: settings.max_clients,
-        tcp_port: listener.local_addr()?.port(),
-    };
-    let server = Arc::new(KvServer::open(engine, config).map_err(std::io::Error::other)?);
-    let _sweeper = AbortOnDrop(spawn_sweeper(
-        server.clone(),
-        Duration::from_millis(settings.sweep_interval_ms.max(1)),
-    ));
-    let settings = Arc::new(settings);
-    let mut connections = JoinSet::new();
-    loop {
-        while connections.try_join_next().is_some() {}
-        let (socket, peer) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                tracing::warn!("RESP accept failed: {e}; retrying");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        if let Some(refusal) = refusal(&server, &settings, &peer) {
-            orcinus_kv::kv_server::Stats::bump(&server.stats.rejected_connections);
-            connections.spawn(refuse(socket, refusal));
-            continue;
-        }
-        let _ = socket.set_nodelay(true);
-        let local = socket
-            .local_addr()
-            .map(|a| a.to_string())
-            .unwrap_or_default();
-        let session = server.new_session(peer.to_string(), local);
-        let (server, settings) = (server.clone(), settings.clone());
-        connections.spawn(async move {
-            if let Err(e) = connection::run(socket, server, settings, session).await {
-                tracing::debug!("RESP client {peer} ended: {e}");
-            }
-        });
-    }
+    let port = listener.local_addr()?.port();
+    RespService::open(engine, settings, port)?
+        .serve(listener)
+        .await
 }
 
 fn refusal(server: &KvServer, settings: &RespSettings, peer: &SocketAddr) -> Option<&'static str> {

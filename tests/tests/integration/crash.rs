@@ -57,7 +57,12 @@ fn kill9_during_pipelined_writes_loses_no_acknowledged_write() {
                 std::thread::spawn(move || writer(addr, round * 100 + c, 16, stop, acked))
             })
             .collect();
-        std::thread::sleep(Duration::from_millis(300 + 200 * round as u64));
+        // Kill mid-stream: once writes are being acknowledged, after a delay that differs per round.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while acked.lock().unwrap().len() < 200 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        std::thread::sleep(Duration::from_millis(50 + 150 * round as u64));
         server.kill9();
         stop.store(true, Ordering::Relaxed);
         for w in writers {

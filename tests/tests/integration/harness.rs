@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
 /// How long a server may take to print its listening lines and accept connections.
-pub const START_TIMEOUT: Duration = Duration::from_secs(10);
+pub const START_TIMEOUT: Duration = Duration::from_secs(60);
 /// How long a server may take to exit after a signal, or a failing start to exit.
 pub const EXIT_TIMEOUT: Duration = Duration::from_secs(30);
 
