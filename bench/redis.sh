@@ -21,7 +21,7 @@
 # BENCH_DIR (default /var/tmp: fsync on tmpfs is a no-op, so it must be a real disk).
 #
 # Scale with env vars: ROUNDS (3), SIZES ("128 1024 4096 16384"), PIPELINES ("1 32"),
-# REQUESTS (20000, per cell without pipelining), PIPELINED_REQUESTS (100000), CLIENTS (32),
+# REQUESTS (10000, per cell without pipelining), PIPELINED_REQUESTS (20000), CLIENTS (32),
 # KEYSPACE (10000), REDIS_PORTS ("17380 17381"), ORCINUS_BIN (skip the release build).
 # Raw results are kept in $BENCH_DIR/orcinus-redis-bench.*/results.csv.
 set -euo pipefail
@@ -30,8 +30,8 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 SIZES=${SIZES:-"128 1024 4096 16384"}
 PIPELINES=${PIPELINES:-"1 32"}
-REQUESTS=${REQUESTS:-20000}
-PIPELINED_REQUESTS=${PIPELINED_REQUESTS:-100000}
+REQUESTS=${REQUESTS:-10000}
+PIPELINED_REQUESTS=${PIPELINED_REQUESTS:-20000}
 CLIENTS=${CLIENTS:-32}
 KEYSPACE=${KEYSPACE:-10000}
 SERVER_CPU=${SERVER_CPU:-1}
