@@ -8,7 +8,7 @@ use crate::command_table::{CommandId as C, CommandSpec, Flag, arity_ok, lookup};
 use crate::error::{KvError, KvResult};
 use crate::kv_server::{KvServer, Stats};
 use crate::reply::Reply;
-use crate::session::{MultiState, Protocol, Session};
+use crate::session::{MultiState, Session};
 use crate::store::KvTxn;
 use bytes::Bytes;
 
@@ -125,9 +125,7 @@ impl KvServer {
             return self.run_blocking(session, spec.id, args).await;
         }
         let mut tx = self.store.begin(crate::clock::now_ms());
-        let reply = self
-            .run_data(&mut tx, session.db, session.protocol, spec.id, args)
-            .await?;
+        let reply = self.run_data(&mut tx, session.db, spec.id, args).await?;
         self.commit(tx).await?;
         Ok(reply)
     }
@@ -169,7 +167,7 @@ impl KvServer {
             C::Reset => Ok(self.reset(session)),
             C::Select => cmd::connection::select(session, args),
             C::Client => cmd::connection::client(self, session, args),
-            C::Info => cmd::server::info(self, session.protocol, args),
+            C::Info => cmd::server::info(self, args),
             C::Config => cmd::server::config(self, args),
             C::Dbsize => cmd::server::dbsize(self, session.db),
             C::Flushdb => cmd::server::flushdb(self, session.db, args).await,
@@ -183,16 +181,9 @@ impl KvServer {
         }
     }
 
-    /// Data commands: run inside `tx` against `db`; `proto` shapes replies whose RESP3 form
-    /// differs in structure (score pairs), not just in type.
-    async fn run_data(
-        &self,
-        tx: &mut KvTxn<'_>,
-        db: u8,
-        proto: Protocol,
-        id: C,
-        args: &[Bytes],
-    ) -> KvResult<Reply> {
+    /// Data commands: run inside `tx` against `db`. Replies are protocol-neutral typed
+    /// values; the connection encodes them for the session's protocol.
+    async fn run_data(&self, tx: &mut KvTxn<'_>, db: u8, id: C, args: &[Bytes]) -> KvResult<Reply> {
         use cmd::{generic as g, hash_ttl as ht, hashes as h, lists as l, strings as s};
         use cmd::{set_algebra as sa, sets as st};
         use cmd::{zset_range_args as zra, zset_ranges as zr, zset_store as zst, zsets as z};
@@ -307,42 +298,40 @@ impl KvServer {
             C::Sunionstore => sa::set_op_store(tx, db, args, sa::SetOp::Union).await,
             C::Sdiffstore => sa::set_op_store(tx, db, args, sa::SetOp::Diff).await,
             C::Sintercard => sa::sintercard(tx, db, args),
-            C::Zadd => z::zadd(tx, db, args, proto).await,
-            C::Zincrby => z::zincrby(tx, db, args, proto).await,
+            C::Zadd => z::zadd(tx, db, args).await,
+            C::Zincrby => z::zincrby(tx, db, args).await,
             C::Zrem => z::zrem(tx, db, args).await,
             C::Zcard => z::zcard(tx, db, args),
-            C::Zscore => z::zscore(tx, db, args, proto),
-            C::Zmscore => z::zmscore(tx, db, args, proto),
-            C::Zpopmin => z::zpop(tx, db, args, Forward, proto).await,
-            C::Zpopmax => z::zpop(tx, db, args, Reverse, proto).await,
+            C::Zscore => z::zscore(tx, db, args),
+            C::Zmscore => z::zmscore(tx, db, args),
+            C::Zpopmin => z::zpop(tx, db, args, Forward).await,
+            C::Zpopmax => z::zpop(tx, db, args, Reverse).await,
             C::Zscan => z::zscan(self, tx, db, args),
-            C::Zrank => zr::zrank(tx, db, args, false, proto),
-            C::Zrevrank => zr::zrank(tx, db, args, true, proto),
-            C::Zrange => zr::zrange(tx, db, args, zra::RangeCommand::Zrange, proto),
-            C::Zrevrange => zr::zrange(tx, db, args, zra::RangeCommand::Zrevrange, proto),
-            C::Zrangebyscore => zr::zrange(tx, db, args, zra::RangeCommand::Zrangebyscore, proto),
-            C::Zrevrangebyscore => {
-                zr::zrange(tx, db, args, zra::RangeCommand::Zrevrangebyscore, proto)
-            }
-            C::Zrangebylex => zr::zrange(tx, db, args, zra::RangeCommand::Zrangebylex, proto),
-            C::Zrevrangebylex => zr::zrange(tx, db, args, zra::RangeCommand::Zrevrangebylex, proto),
+            C::Zrank => zr::zrank(tx, db, args, false),
+            C::Zrevrank => zr::zrank(tx, db, args, true),
+            C::Zrange => zr::zrange(tx, db, args, zra::RangeCommand::Zrange),
+            C::Zrevrange => zr::zrange(tx, db, args, zra::RangeCommand::Zrevrange),
+            C::Zrangebyscore => zr::zrange(tx, db, args, zra::RangeCommand::Zrangebyscore),
+            C::Zrevrangebyscore => zr::zrange(tx, db, args, zra::RangeCommand::Zrevrangebyscore),
+            C::Zrangebylex => zr::zrange(tx, db, args, zra::RangeCommand::Zrangebylex),
+            C::Zrevrangebylex => zr::zrange(tx, db, args, zra::RangeCommand::Zrevrangebylex),
             C::Zcount => zr::zcount(tx, db, args, false),
             C::Zlexcount => zr::zcount(tx, db, args, true),
             C::Zremrangebyrank => zr::zremrange(tx, db, args, zr::RemoveBy::Rank).await,
             C::Zremrangebyscore => zr::zremrange(tx, db, args, zr::RemoveBy::Score).await,
             C::Zremrangebylex => zr::zremrange(tx, db, args, zr::RemoveBy::Lex).await,
-            C::Zunionstore => zst::zset_op(tx, db, args, zst::ZsetOp::Union, true, proto).await,
-            C::Zinterstore => zst::zset_op(tx, db, args, zst::ZsetOp::Inter, true, proto).await,
+            C::Zunionstore => zst::zset_op(tx, db, args, zst::ZsetOp::Union, true).await,
+            C::Zinterstore => zst::zset_op(tx, db, args, zst::ZsetOp::Inter, true).await,
             C::Setbit => cmd::bitmaps::setbit(tx, db, args, max).await,
             C::Getbit => cmd::bitmaps::getbit(tx, db, args, max),
             C::Bitcount => cmd::bitmaps::bitcount(tx, db, args),
             C::Bitpos => cmd::bitmaps::bitpos(tx, db, args),
             C::Bitop => cmd::bitmaps::bitop(tx, db, args).await,
-            C::Zunion => zst::zset_op(tx, db, args, zst::ZsetOp::Union, false, proto).await,
-            C::Zinter => zst::zset_op(tx, db, args, zst::ZsetOp::Inter, false, proto).await,
-            C::Zdiff => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, false, proto).await,
-            C::Zdiffstore => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, true, proto).await,
-            C::Zrandmember => z::zrandmember(tx, db, args, proto),
+            C::Zunion => zst::zset_op(tx, db, args, zst::ZsetOp::Union, false).await,
+            C::Zinter => zst::zset_op(tx, db, args, zst::ZsetOp::Inter, false).await,
+            C::Zdiff => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, false).await,
+            C::Zdiffstore => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, true).await,
+            C::Zrandmember => z::zrandmember(tx, db, args),
             C::Zrangestore => zst::zrangestore(tx, db, args).await,
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
@@ -425,8 +414,7 @@ impl KvServer {
                 }
             };
             let reply = if is_data_command(spec) {
-                self.run_data(tx, session.db, session.protocol, spec.id, &args)
-                    .await
+                self.run_data(tx, session.db, spec.id, &args).await
             } else {
                 self.run_immediate(session, spec, &args).await
             };

@@ -1,6 +1,7 @@
-//! [`Reply`]: the typed answer of every command. Handlers never build RESP bytes; the
-//! connection encodes a `Reply` as RESP2 or RESP3 (RESP3-only types degrade to their RESP2
-//! equivalents there). Error texts start with the Redis error code and contain no CR/LF.
+//! [`Reply`]: the typed answer of every command. Handlers never build RESP bytes and never
+//! choose a shape by protocol; the connection encodes a `Reply` as RESP2 or RESP3 (RESP3-only
+//! types degrade to their RESP2 equivalents there). Error texts start with the Redis error code
+//! and contain no CR/LF.
 
 use bytes::Bytes;
 
@@ -23,12 +24,14 @@ pub enum Reply {
     Array(Vec<Reply>),
     /// RESP3 map; a flat array of key, value, … in RESP2.
     Map(Vec<(Reply, Reply)>),
-    /// Field/value pairs that may repeat (HRANDFIELD … WITHVALUES): an array of 2-element
-    /// arrays in RESP3, a flat array of key, value, … in RESP2.
+    /// Pairs that may repeat or whose order matters (HRANDFIELD … WITHVALUES, member/score
+    /// pairs of ZRANGE … WITHSCORES): an array of 2-element arrays in RESP3, a flat array of
+    /// key, value, … in RESP2.
     Pairs(Vec<(Reply, Reply)>),
     /// RESP3 set; an array in RESP2.
     Set(Vec<Reply>),
-    /// RESP3 double; a bulk string in RESP2.
+    /// RESP3 double; a bulk string in RESP2. Both carry Redis's text for the value
+    /// (`score::format_score`: `1.5`, `1e+20`, `inf`, `-inf`, `nan`).
     Double(f64),
     /// RESP3 boolean; the integer 1 or 0 in RESP2.
     Boolean(bool),

@@ -8,8 +8,6 @@
 
 use crate::error::{KvError, KvResult, NOT_FLOAT};
 use crate::format::data_prefix;
-use crate::reply::Reply;
-use crate::session::Protocol;
 
 /// Version byte of a zset member value in `kv_data` (`1 | score as f64 bits, BE`).
 pub const ZSET_MEMBER_V1: u8 = 1;
@@ -262,15 +260,6 @@ pub fn format_score(score: f64) -> String {
         format!("{first}{dot}{rest}e{esign}{abs_exp}")
     };
     format!("{sign}{body}")
-}
-
-/// A score in a reply: a RESP3 double, or a bulk string formatted as Redis does in RESP2.
-#[must_use]
-pub fn score_reply(score: f64, protocol: Protocol) -> Reply {
-    match protocol {
-        Protocol::Resp3 => Reply::Double(score),
-        Protocol::Resp2 => Reply::bulk(format_score(score)),
-    }
 }
 
 #[cfg(test)]

@@ -163,11 +163,10 @@ pub fn select(session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
     Ok(Reply::ok())
 }
 
-fn text_block(session: &Session, text: String) -> Reply {
-    match session.protocol {
-        Protocol::Resp3 => Reply::Verbatim("txt", Bytes::from(text)),
-        Protocol::Resp2 => Reply::Bulk(Bytes::from(text)),
-    }
+/// A text block: a RESP3 verbatim `txt` string, which the encoder sends as a bulk string in
+/// RESP2 (as Redis does for CLIENT INFO / LIST).
+fn text_block(text: String) -> Reply {
+    Reply::Verbatim("txt", Bytes::from(text))
 }
 
 const CLIENT_HELP: &[&str] = &[
@@ -206,10 +205,7 @@ pub fn client(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvRes
         Ok(Reply::ok())
     } else if is(sub, "INFO") {
         session.sync_entry();
-        Ok(text_block(
-            session,
-            format!("{}\n", session.entry().describe()),
-        ))
+        Ok(text_block(format!("{}\n", session.entry().describe())))
     } else if is(sub, "LIST") {
         client_list(server, session, args)
     } else if is(sub, "SETINFO") {
@@ -283,5 +279,5 @@ fn client_list(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvRe
             out.push('\n');
         }
     }
-    Ok(text_block(session, out))
+    Ok(text_block(out))
 }

@@ -8,7 +8,6 @@ use crate::error::{KvError, KvResult};
 use crate::glob::glob_match;
 use crate::kv_server::{DATABASES, KvServer};
 use crate::reply::Reply;
-use crate::session::Protocol;
 use bytes::Bytes;
 use orcinus_storage::SyncPolicy;
 use std::fmt::Write as _;
@@ -115,7 +114,7 @@ fn section(server: &KvServer, name: &str, out: &mut String) -> KvResult<()> {
 }
 
 /// INFO [section ...].
-pub fn info(server: &KvServer, protocol: Protocol, args: &[Bytes]) -> KvResult<Reply> {
+pub fn info(server: &KvServer, args: &[Bytes]) -> KvResult<Reply> {
     let mut wanted: Vec<&str> = Vec::new();
     for raw in args.iter().skip(1) {
         let name = lossy(raw).to_ascii_lowercase();
@@ -137,10 +136,7 @@ pub fn info(server: &KvServer, protocol: Protocol, args: &[Bytes]) -> KvResult<R
         }
         section(server, name, &mut out)?;
     }
-    Ok(match protocol {
-        Protocol::Resp3 => Reply::Verbatim("txt", Bytes::from(out)),
-        Protocol::Resp2 => Reply::Bulk(Bytes::from(out)),
-    })
+    Ok(Reply::Verbatim("txt", Bytes::from(out)))
 }
 
 /// The CONFIG GET parameters and their current values.

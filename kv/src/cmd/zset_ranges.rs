@@ -20,10 +20,7 @@ use crate::cmd::zsets::{entries_reply, read_zset, remove_member, score_of};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_prefix};
 use crate::reply::Reply;
-use crate::score::{
-    PopHints, decode_member_value, score_key, score_prefix, score_reply, split_score_entry,
-};
-use crate::session::Protocol;
+use crate::score::{PopHints, decode_member_value, score_key, score_prefix, split_score_entry};
 use crate::store::KvTxn;
 use bytes::Bytes;
 use orcinus_storage::{Direction, ScanIter, prefix_upper_bound};
@@ -237,17 +234,11 @@ pub fn range_entries(
 }
 
 /// ZRANGE and its older forms (see [`RangeCommand`]).
-pub fn zrange(
-    tx: &KvTxn<'_>,
-    db: u8,
-    args: &[Bytes],
-    cmd: RangeCommand,
-    proto: Protocol,
-) -> KvResult<Reply> {
+pub fn zrange(tx: &KvTxn<'_>, db: u8, args: &[Bytes], cmd: RangeCommand) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     let req = parse_range_request(args, 2, cmd)?;
     let entries = range_entries(tx, db, key, &req)?.unwrap_or_default();
-    Ok(entries_reply(entries, req.withscores, true, proto))
+    Ok(entries_reply(entries, req.withscores, true))
 }
 
 /// ZCOUNT key min max / ZLEXCOUNT key min max.
@@ -268,13 +259,7 @@ pub fn zcount(tx: &KvTxn<'_>, db: u8, args: &[Bytes], lex: bool) -> KvResult<Rep
 }
 
 /// ZRANK / ZREVRANK key member [WITHSCORE]: O(rank) walk of the score index.
-pub fn zrank(
-    tx: &KvTxn<'_>,
-    db: u8,
-    args: &[Bytes],
-    rev: bool,
-    proto: Protocol,
-) -> KvResult<Reply> {
+pub fn zrank(tx: &KvTxn<'_>, db: u8, args: &[Bytes], rev: bool) -> KvResult<Reply> {
     let (key, member) = (arg(args, 1)?, arg(args, 2)?);
     if args.len() > 4 {
         return Err(KvError::arity(if rev { "zrevrank" } else { "zrank" }));
@@ -312,7 +297,7 @@ pub fn zrank(
         rank += 1;
     }
     Ok(if withscore {
-        Reply::Array(vec![Reply::Integer(rank), score_reply(score, proto)])
+        Reply::Array(vec![Reply::Integer(rank), Reply::Double(score)])
     } else {
         Reply::Integer(rank)
     })

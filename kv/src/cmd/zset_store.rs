@@ -17,7 +17,6 @@ use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta};
 use crate::reply::Reply;
 use crate::score::{decode_member_value, parse_float_opt};
-use crate::session::Protocol;
 use crate::store::KvTxn;
 use bytes::Bytes;
 use std::collections::BTreeMap;
@@ -132,7 +131,6 @@ pub async fn zset_op(
     args: &[Bytes],
     op: ZsetOp,
     store: bool,
-    proto: Protocol,
 ) -> KvResult<Reply> {
     let numkeys_at = if store { 2 } else { 1 };
     let dest = if store { Some(arg(args, 1)?) } else { None };
@@ -200,7 +198,7 @@ pub async fn zset_op(
     let Some(dest) = dest else {
         let mut entries: Vec<(Bytes, f64)> = result.into_iter().collect();
         entries.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
-        return Ok(entries_reply(entries, withscores, true, proto));
+        return Ok(entries_reply(entries, withscores, true));
     };
     let existing = tx.meta_for_update(db, dest).await?;
     if result.is_empty() {

@@ -20,9 +20,8 @@ use crate::kv_server::KvServer;
 use crate::reply::Reply;
 use crate::score::{
     PopHints, decode_member_value, encode_member_value, encode_score, format_score, parse_score,
-    score_key, score_reply, score_suffix, split_score_entry,
+    score_key, score_suffix, split_score_entry,
 };
-use crate::session::Protocol;
 use crate::store::KvTxn;
 use bytes::Bytes;
 use orcinus_storage::Direction;
@@ -94,30 +93,27 @@ pub async fn remove_member(
         .await
 }
 
-/// (member, score) pairs as a reply: members only, or with scores — flat in RESP2, nested
-/// `[member, score]` pairs in RESP3 when `nested_in_resp3`.
+/// (member, score) pairs as a reply: members only; with scores and `as_pairs`, a
+/// [`Reply::Pairs`] of member and [`Reply::Double`] (nested `[member, score]` arrays in RESP3,
+/// flat in RESP2); with scores and not `as_pairs`, one flat array in both protocols (Redis's
+/// shape for ZPOPMIN / ZPOPMAX without a count).
 #[must_use]
-pub fn entries_reply(
-    entries: Vec<(Bytes, f64)>,
-    withscores: bool,
-    nested_in_resp3: bool,
-    proto: Protocol,
-) -> Reply {
+pub fn entries_reply(entries: Vec<(Bytes, f64)>, withscores: bool, as_pairs: bool) -> Reply {
     if !withscores {
         return Reply::Array(entries.into_iter().map(|(m, _)| Reply::Bulk(m)).collect());
     }
-    if nested_in_resp3 && proto == Protocol::Resp3 {
-        return Reply::Array(
+    if as_pairs {
+        return Reply::Pairs(
             entries
                 .into_iter()
-                .map(|(m, s)| Reply::Array(vec![Reply::Bulk(m), score_reply(s, proto)]))
+                .map(|(m, s)| (Reply::Bulk(m), Reply::Double(s)))
                 .collect(),
         );
     }
     let mut flat = Vec::new();
     for (m, s) in entries {
         flat.push(Reply::Bulk(m));
-        flat.push(score_reply(s, proto));
+        flat.push(Reply::Double(s));
     }
     Reply::Array(flat)
 }
@@ -134,7 +130,7 @@ struct ZaddFlags {
 }
 
 /// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...].
-pub async fn zadd(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> KvResult<Reply> {
+pub async fn zadd(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     let mut f = ZaddFlags::default();
     let mut i = 2;
@@ -176,7 +172,7 @@ pub async fn zadd(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -
             pairs.push((parse_score(score)?, member));
         }
     }
-    zadd_pairs(tx, db, key, f, &pairs, proto).await
+    zadd_pairs(tx, db, key, f, &pairs).await
 }
 
 async fn zadd_pairs(
@@ -185,7 +181,6 @@ async fn zadd_pairs(
     key: &[u8],
     f: ZaddFlags,
     pairs: &[(f64, &Bytes)],
-    proto: Protocol,
 ) -> KvResult<Reply> {
     let (mut meta, existed) = lock_typed(tx, db, key, KeyType::Zset).await?;
     let (mut added, mut updated, mut processed) = (0u64, 0u64, 0u64);
@@ -227,7 +222,7 @@ async fn zadd_pairs(
     }
     Ok(if f.incr {
         if processed > 0 {
-            score_reply(last_score, proto)
+            Reply::Double(last_score)
         } else {
             Reply::Null
         }
@@ -237,19 +232,14 @@ async fn zadd_pairs(
 }
 
 /// ZINCRBY key increment member.
-pub async fn zincrby(
-    tx: &mut KvTxn<'_>,
-    db: u8,
-    args: &[Bytes],
-    proto: Protocol,
-) -> KvResult<Reply> {
+pub async fn zincrby(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     let increment = parse_score(arg(args, 2)?)?;
     let flags = ZaddFlags {
         incr: true,
         ..ZaddFlags::default()
     };
-    zadd_pairs(tx, db, key, flags, &[(increment, arg(args, 3)?)], proto).await
+    zadd_pairs(tx, db, key, flags, &[(increment, arg(args, 3)?)]).await
 }
 
 /// ZREM key member [member ...].
@@ -281,17 +271,16 @@ pub fn zcard(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
 }
 
 /// ZSCORE key member.
-pub fn zscore(tx: &KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> KvResult<Reply> {
+pub fn zscore(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     let Some(meta) = read_zset(tx, db, key)? else {
         return Ok(Reply::Null);
     };
-    Ok(score_of(tx, db, key, meta.incarnation, arg(args, 2)?)?
-        .map_or(Reply::Null, |s| score_reply(s, proto)))
+    Ok(score_of(tx, db, key, meta.incarnation, arg(args, 2)?)?.map_or(Reply::Null, Reply::Double))
 }
 
 /// ZMSCORE key member [member ...].
-pub fn zmscore(tx: &KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> KvResult<Reply> {
+pub fn zmscore(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     let meta = read_zset(tx, db, key)?;
     let mut out = Vec::new();
@@ -300,7 +289,7 @@ pub fn zmscore(tx: &KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> KvRes
             Some(m) => score_of(tx, db, key, m.incarnation, member)?,
             None => None,
         };
-        out.push(score.map_or(Reply::Null, |s| score_reply(s, proto)));
+        out.push(score.map_or(Reply::Null, Reply::Double));
     }
     Ok(Reply::Array(out))
 }
@@ -340,13 +329,7 @@ pub fn index_edge(
 }
 
 /// ZPOPMIN / ZPOPMAX key [count].
-pub async fn zpop(
-    tx: &mut KvTxn<'_>,
-    db: u8,
-    args: &[Bytes],
-    dir: Direction,
-    proto: Protocol,
-) -> KvResult<Reply> {
+pub async fn zpop(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], dir: Direction) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     if args.len() > 3 {
         return Err(KvError::syntax());
@@ -373,12 +356,12 @@ pub async fn zpop(
     }
     meta.size = meta.size.saturating_sub(popped.len() as u64);
     store_collection(tx, db, key, &meta).await?;
-    Ok(entries_reply(popped, true, count.is_some(), proto))
+    Ok(entries_reply(popped, true, count.is_some()))
 }
 
 /// ZRANDMEMBER key [count [WITHSCORES]]: distinct members for a positive count, independent
 /// draws (repeats allowed) for a negative one; see [`random_members`] for the sampling.
-pub fn zrandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> KvResult<Reply> {
+pub fn zrandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
     if args.len() > 4 {
         return Err(KvError::syntax());
@@ -426,7 +409,7 @@ pub fn zrandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes], proto: Protocol) -> K
             .ok_or_else(|| KvError::Corrupt("zset member without a score".into()))?;
         entries.push((member, score));
     }
-    Ok(entries_reply(entries, withscores, true, proto))
+    Ok(entries_reply(entries, withscores, true))
 }
 
 /// ZSCAN key cursor [MATCH pattern] [COUNT count]: pages in member order; scores are bulk

@@ -132,7 +132,7 @@ async fn client_subcommands() {
         h.run("CLIENT SETINFO FOO x").await,
         err("ERR Unrecognized option 'FOO'")
     );
-    let Reply::Bulk(info) = h.run("CLIENT INFO").await else {
+    let Reply::Bulk(info) = h.wire("CLIENT INFO").await else {
         panic!()
     };
     let info = String::from_utf8(info.to_vec()).unwrap();
@@ -140,11 +140,11 @@ async fn client_subcommands() {
     assert!(info.contains("name=worker-1 "), "{info}");
     assert!(info.contains("lib-name=redis-py "), "{info}");
     let _other = h.new_session();
-    let Reply::Bulk(list) = h.run("CLIENT LIST").await else {
+    let Reply::Bulk(list) = h.wire("CLIENT LIST").await else {
         panic!()
     };
     assert_eq!(String::from_utf8(list.to_vec()).unwrap().lines().count(), 2);
-    let Reply::Bulk(list) = h.run(&format!("CLIENT LIST ID {id}")).await else {
+    let Reply::Bulk(list) = h.wire(&format!("CLIENT LIST ID {id}")).await else {
         panic!()
     };
     assert_eq!(String::from_utf8(list.to_vec()).unwrap().lines().count(), 1);

@@ -1,6 +1,9 @@
-//! A kv server on a temp engine plus one session, with reply helpers.
+//! A kv server on a temp engine plus one session, with reply helpers. `run` returns the typed
+//! reply; `wire` returns it as a client of the session's protocol decodes it (see [`decoded`]),
+//! for tests of protocol-dependent shapes such as scores.
 
-use orcinus_kv::{Bytes, KvConfig, KvServer, Reply, Session};
+use orcinus_kv::score::format_score;
+use orcinus_kv::{Bytes, KvConfig, KvServer, Protocol, Reply, Session};
 use orcinus_storage::{Engine, StorageConfig};
 use std::sync::Arc;
 
@@ -64,6 +67,12 @@ impl Harness {
         self.server.execute(&mut self.session, args).await
     }
 
+    /// Runs a whitespace-separated command; its reply as the session's client decodes it.
+    pub async fn wire(&mut self, line: &str) -> Reply {
+        let reply = self.run(line).await;
+        decoded(reply, self.session.protocol)
+    }
+
     /// Runs a command given as byte arguments.
     pub async fn raw(&mut self, args: &[&[u8]]) -> Reply {
         let args = args.iter().map(|a| Bytes::copy_from_slice(a)).collect();
@@ -77,6 +86,50 @@ pub async fn run_in(server: &KvServer, session: &mut Session, line: &str) -> Rep
         .map(|w| Bytes::copy_from_slice(w.as_bytes()))
         .collect();
     server.execute(session, args).await
+}
+
+/// [`run_in`], with the reply as the session's client decodes it.
+pub async fn wire_in(server: &KvServer, session: &mut Session, line: &str) -> Reply {
+    let reply = run_in(server, session, line).await;
+    decoded(reply, session.protocol)
+}
+
+/// `reply` as a client of `protocol` decodes it, following server/src/resp/encoder.rs. RESP2:
+/// Double → bulk string in Redis's formatting, Map and Pairs → flat array, Set → array,
+/// Boolean → integer, Verbatim → bulk string. RESP3: Pairs → array of 2-element arrays; the
+/// other types are their own RESP3 types. Applied recursively.
+pub fn decoded(reply: Reply, protocol: Protocol) -> Reply {
+    let resp3 = protocol == Protocol::Resp3;
+    let all = |items: Vec<Reply>| items.into_iter().map(|r| decoded(r, protocol)).collect();
+    let flat = |pairs: Vec<(Reply, Reply)>| {
+        pairs
+            .into_iter()
+            .flat_map(|(k, v)| [decoded(k, protocol), decoded(v, protocol)])
+            .collect()
+    };
+    match reply {
+        Reply::Array(items) => Reply::Array(all(items)),
+        Reply::Set(items) if resp3 => Reply::Set(all(items)),
+        Reply::Set(items) => Reply::Array(all(items)),
+        Reply::Map(pairs) if resp3 => Reply::Map(
+            pairs
+                .into_iter()
+                .map(|(k, v)| (decoded(k, protocol), decoded(v, protocol)))
+                .collect(),
+        ),
+        Reply::Map(pairs) => Reply::Array(flat(pairs)),
+        Reply::Pairs(pairs) if resp3 => Reply::Array(
+            pairs
+                .into_iter()
+                .map(|(k, v)| Reply::Array(vec![decoded(k, protocol), decoded(v, protocol)]))
+                .collect(),
+        ),
+        Reply::Pairs(pairs) => Reply::Array(flat(pairs)),
+        Reply::Double(value) if !resp3 => Reply::bulk(format_score(value)),
+        Reply::Boolean(b) if !resp3 => Reply::Integer(i64::from(b)),
+        Reply::Verbatim(_, text) if !resp3 => Reply::Bulk(text),
+        other => other,
+    }
 }
 
 pub fn ok() -> Reply {

@@ -398,5 +398,5 @@ async fn set_and_zset_commands_inside_multi() {
         ])
     );
     assert_eq!(h.run("SCARD s").await, int(2));
-    assert_eq!(h.run("ZSCORE z a").await, bulk("1"));
+    assert_eq!(h.wire("ZSCORE z a").await, bulk("1"));
 }

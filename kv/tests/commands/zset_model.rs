@@ -139,12 +139,12 @@ proptest! {
             let mut model = BTreeMap::new();
             for op in &ops {
                 let (cmd, expected) = model_apply(&mut model, op);
-                let got = h.run(&cmd).await;
+                let got = h.wire(&cmd).await;
                 assert_eq!(got, expected, "{cmd} after {ops:?}");
-                assert_eq!(h.run("ZCARD z").await, int(model.len() as i64), "{cmd}");
+                assert_eq!(h.wire("ZCARD z").await, int(model.len() as i64), "{cmd}");
             }
             let all: Vec<Reply> = ordered(&model).into_iter().map(|(m, _)| bulk(m)).collect();
-            assert_eq!(h.run("ZRANGE z 0 -1").await, Reply::Array(all));
+            assert_eq!(h.wire("ZRANGE z 0 -1").await, Reply::Array(all));
         });
     }
 }
@@ -166,7 +166,7 @@ async fn data_survives_a_reopen_of_the_engine() {
             "DEL gone",
             "SETBIT bits 10 1",
         ] {
-            assert!(!run_in(&server, &mut s, cmd).await.is_error(), "{cmd}");
+            assert!(!wire_in(&server, &mut s, cmd).await.is_error(), "{cmd}");
         }
         drop(s);
         drop(server);
@@ -180,7 +180,7 @@ async fn data_survives_a_reopen_of_the_engine() {
         Reply::Set(vec![bulk("a"), bulk("c")])
     );
     assert_eq!(
-        run_in(&server, &mut s, "ZRANGE z 0 -1 WITHSCORES").await,
+        wire_in(&server, &mut s, "ZRANGE z 0 -1 WITHSCORES").await,
         Reply::Array(vec![
             bulk("c"),
             bulk("-inf"),
@@ -191,12 +191,12 @@ async fn data_survives_a_reopen_of_the_engine() {
         ])
     );
     assert_eq!(
-        run_in(&server, &mut s, "ZRANGEBYSCORE z (2 +inf").await,
+        wire_in(&server, &mut s, "ZRANGEBYSCORE z (2 +inf").await,
         array(&["a"])
     );
-    assert_eq!(run_in(&server, &mut s, "ZCARD gone").await, int(0));
-    assert_eq!(run_in(&server, &mut s, "GETBIT bits 10").await, int(1));
-    assert_eq!(run_in(&server, &mut s, "BITCOUNT bits").await, int(1));
+    assert_eq!(wire_in(&server, &mut s, "ZCARD gone").await, int(0));
+    assert_eq!(wire_in(&server, &mut s, "GETBIT bits 10").await, int(1));
+    assert_eq!(wire_in(&server, &mut s, "BITCOUNT bits").await, int(1));
 }
 
 #[tokio::test]
@@ -206,18 +206,18 @@ async fn del_of_a_big_zset_is_o1_and_its_index_is_swept() {
         let pairs: Vec<String> = (0..500)
             .map(|i| format!("{} m{chunk}-{i}", chunk * 500 + i))
             .collect();
-        h.run(&format!("ZADD big {}", pairs.join(" "))).await;
+        h.wire(&format!("ZADD big {}", pairs.join(" "))).await;
     }
-    assert_eq!(h.run("ZCARD big").await, int(2000));
-    h.run("ZADD keep 1 a 2 b").await;
-    assert_eq!(h.run("DEL big").await, int(1));
-    assert_eq!(h.run("ZADD big 7 fresh").await, int(1));
+    assert_eq!(h.wire("ZCARD big").await, int(2000));
+    h.wire("ZADD keep 1 a 2 b").await;
+    assert_eq!(h.wire("DEL big").await, int(1));
+    assert_eq!(h.wire("ZADD big 7 fresh").await, int(1));
     assert_eq!(
-        h.run("ZRANGEBYSCORE big -inf +inf").await,
+        h.wire("ZRANGEBYSCORE big -inf +inf").await,
         array(&["fresh"])
     );
     assert_eq!(
-        h.run("ZPOPMIN big").await,
+        h.wire("ZPOPMIN big").await,
         Reply::Array(vec![bulk("fresh"), bulk("7")])
     );
 
@@ -246,31 +246,31 @@ async fn del_of_a_big_zset_is_o1_and_its_index_is_swept() {
         .prefix(h.server.store().score_keyspace(), &[0])
         .count();
     assert_eq!(left, 2, "only the live zset's index entries remain");
-    assert_eq!(h.run("ZRANGE keep 0 -1").await, array(&["a", "b"]));
+    assert_eq!(h.wire("ZRANGE keep 0 -1").await, array(&["a", "b"]));
 }
 
 #[tokio::test]
 async fn expired_collections_vanish_and_are_swept() {
     let mut h = Harness::new();
-    h.run("ZADD z 1 a 2 b 3 c").await;
-    h.run("SADD s x y").await;
-    h.run("PEXPIRE z 1000").await;
-    h.run("PEXPIRE s 1000").await;
+    h.wire("ZADD z 1 a 2 b 3 c").await;
+    h.wire("SADD s x y").await;
+    h.wire("PEXPIRE z 1000").await;
+    h.wire("PEXPIRE s 1000").await;
     assert_eq!(
-        h.run("SCAN 0 TYPE zset").await,
+        h.wire("SCAN 0 TYPE zset").await,
         Reply::Array(vec![bulk("0"), array(&["z"])])
     );
-    assert_eq!(h.run("TYPE s").await, Reply::Simple("set".into()));
+    assert_eq!(h.wire("TYPE s").await, Reply::Simple("set".into()));
     tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
-    assert_eq!(h.run("ZCARD z").await, int(0));
-    assert_eq!(h.run("ZRANGEBYSCORE z -inf +inf").await, array(&[]));
-    assert_eq!(h.run("SISMEMBER s x").await, int(0));
-    assert_eq!(h.run("ZADD z 5 d").await, int(1), "a fresh incarnation");
+    assert_eq!(h.wire("ZCARD z").await, int(0));
+    assert_eq!(h.wire("ZRANGEBYSCORE z -inf +inf").await, array(&[]));
+    assert_eq!(h.wire("SISMEMBER s x").await, int(0));
+    assert_eq!(h.wire("ZADD z 5 d").await, int(1), "a fresh incarnation");
     assert_eq!(
-        h.run("ZRANGE z 0 -1 WITHSCORES").await,
+        h.wire("ZRANGE z 0 -1 WITHSCORES").await,
         Reply::Array(vec![bulk("d"), bulk("5")])
     );
-    assert_eq!(h.run("TTL z").await, int(-1));
+    assert_eq!(h.wire("TTL z").await, int(-1));
     let mut cursor = None;
     let mut expired = 0;
     loop {
@@ -287,5 +287,5 @@ async fn expired_collections_vanish_and_are_swept() {
         .unwrap();
     let scores = sweep_stale_scores(&h.server, &mut None, 100).await.unwrap();
     assert_eq!((members, scores), (5, 3));
-    assert_eq!(h.run("ZRANGEBYSCORE z -inf +inf").await, array(&["d"]));
+    assert_eq!(h.wire("ZRANGEBYSCORE z -inf +inf").await, array(&["d"]));
 }

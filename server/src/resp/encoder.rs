@@ -1,9 +1,11 @@
 //! Encodes a [`Reply`] as RESP2 or RESP3. RESP3-only types degrade in RESP2 the way Redis does
 //! it: Map → flat array, Pairs (RESP3: array of 2-element arrays) → flat array, Set → array,
 //! Double → bulk string, Boolean → integer, Verbatim → bulk string, Null → `$-1`,
-//! NullArray → `*-1`. Simple strings and errors never carry CR/LF
-//! (they are replaced by spaces), so a reply can never break framing.
+//! NullArray → `*-1`. A Double's text is Redis's in both protocols (`score::format_score`:
+//! `1.5`, `1e+20`, `inf`, `-inf`, `nan`): RESP2 `$3\r\n1.5`, RESP3 `,1.5`. Simple strings and
+//! errors never carry CR/LF (they are replaced by spaces), so a reply can never break framing.
 
+use orcinus_kv::score::format_score;
 use orcinus_kv::{Protocol, Reply};
 
 fn line(out: &mut Vec<u8>, prefix: u8, text: &str) {
@@ -25,22 +27,6 @@ fn bulk(out: &mut Vec<u8>, bytes: &[u8]) {
     header(out, b'$', bytes.len());
     out.extend_from_slice(bytes);
     out.extend_from_slice(b"\r\n");
-}
-
-/// Formats a double as Redis does in RESP3 (`inf`, `-inf`, `nan`, else shortest repr).
-#[must_use]
-pub fn format_double(value: f64) -> String {
-    if value.is_nan() {
-        "nan".into()
-    } else if value.is_infinite() {
-        if value > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        }
-    } else {
-        format!("{value}")
-    }
 }
 
 /// Appends the encoding of `reply` to `out`.
@@ -92,8 +78,8 @@ pub fn encode(reply: &Reply, protocol: Protocol, out: &mut Vec<u8>) {
                 encode(v, protocol, out);
             }
         }
-        Reply::Double(value) if resp3 => line(out, b',', &format_double(*value)),
-        Reply::Double(value) => bulk(out, format_double(*value).as_bytes()),
+        Reply::Double(value) if resp3 => line(out, b',', &format_score(*value)),
+        Reply::Double(value) => bulk(out, format_score(*value).as_bytes()),
         Reply::Boolean(b) if resp3 => out.extend_from_slice(if *b { b"#t\r\n" } else { b"#f\r\n" }),
         Reply::Boolean(b) => line(out, b':', if *b { "1" } else { "0" }),
         Reply::Verbatim(format, text) if resp3 => {

@@ -283,6 +283,38 @@ fn encodes_resp2_and_resp3() {
     );
 }
 
+#[test]
+fn doubles_use_redis_formatting_in_both_protocols() {
+    let cases = [
+        (1.5, "1.5"),
+        (1e20, "1e+20"),
+        (f64::INFINITY, "inf"),
+        (f64::NEG_INFINITY, "-inf"),
+        (f64::NAN, "nan"),
+    ];
+    for (value, text) in cases {
+        assert_eq!(
+            encoded(&Reply::Double(value), Protocol::Resp2),
+            format!("${}\r\n{text}\r\n", text.len()),
+            "{value}"
+        );
+        assert_eq!(
+            encoded(&Reply::Double(value), Protocol::Resp3),
+            format!(",{text}\r\n"),
+            "{value}"
+        );
+    }
+    let pairs = Reply::Pairs(vec![(Reply::bulk("m"), Reply::Double(2.5))]);
+    assert_eq!(
+        encoded(&pairs, Protocol::Resp2),
+        "*2\r\n$1\r\nm\r\n$3\r\n2.5\r\n"
+    );
+    assert_eq!(
+        encoded(&pairs, Protocol::Resp3),
+        "*1\r\n*2\r\n$1\r\nm\r\n,2.5\r\n"
+    );
+}
+
 // ---- whole connections over a real socket ----
 
 struct TestServer {
@@ -368,6 +400,31 @@ async fn serves_pipelined_inline_and_resp3_clients() {
     .await;
     roundtrip(&mut c, b"QUIT\r\n", "+OK\r\n").await;
     expect_closed(&mut c).await;
+}
+
+#[tokio::test]
+async fn sorted_set_scores_on_the_wire_in_both_protocols() {
+    let server = start(RespSettings::default()).await;
+    let mut c = TcpStream::connect(server.addr).await.unwrap();
+    roundtrip(&mut c, b"ZADD z 1.5 a 1e20 b\r\n", ":2\r\n").await;
+    roundtrip(
+        &mut c,
+        b"ZRANGE z 0 -1 WITHSCORES\r\nZSCORE z b\r\nZRANK z a WITHSCORE\r\n",
+        "*4\r\n$1\r\na\r\n$3\r\n1.5\r\n$1\r\nb\r\n$5\r\n1e+20\r\n$5\r\n1e+20\r\n*2\r\n:0\r\n$3\r\n1.5\r\n",
+    )
+    .await;
+    roundtrip(
+        &mut c,
+        b"HELLO 3\r\n",
+        "%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$5\r\n7.0.0\r\n$5\r\nproto\r\n:3\r\n$2\r\nid\r\n:1\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\nmodules\r\n*0\r\n",
+    )
+    .await;
+    roundtrip(
+        &mut c,
+        b"ZRANGE z 0 -1 WITHSCORES\r\nZSCORE z b\r\nZPOPMIN z\r\n",
+        "*2\r\n*2\r\n$1\r\na\r\n,1.5\r\n*2\r\n$1\r\nb\r\n,1e+20\r\n,1e+20\r\n*2\r\n$1\r\na\r\n,1.5\r\n",
+    )
+    .await;
 }
 
 #[tokio::test]
