@@ -109,9 +109,14 @@ pub enum SqlError {
     InvalidGroupFunction,
     /// 1055 (ONLY_FULL_GROUP_BY)
     #[error(
-        "Expression #{0} of SELECT list is not in GROUP BY clause and contains nonaggregated column '{1}' which is functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by"
+        "Expression #{0} of SELECT list is not in GROUP BY clause and contains nonaggregated column '{1}' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by"
     )]
     NotInGroupBy(usize, String),
+    /// 1140 (ONLY_FULL_GROUP_BY, no GROUP BY)
+    #[error(
+        "In aggregated query without GROUP BY, expression #{0} of SELECT list contains nonaggregated column '{1}'; this is incompatible with sql_mode=only_full_group_by"
+    )]
+    MixedAggregate(usize, String),
     /// 1286
     #[error("Unknown storage engine '{0}'")]
     UnknownEngine(String),
@@ -176,6 +181,7 @@ impl SqlError {
             Self::NoTablesUsed => 1096,
             Self::InvalidGroupFunction => 1111,
             Self::NotInGroupBy(..) => 1055,
+            Self::MixedAggregate(..) => 1140,
             Self::UnknownEngine(_) => 1286,
             Self::UnknownFunction(_) => 1305,
             Self::WrongArgCount(_) => 1582,
@@ -205,6 +211,7 @@ impl SqlError {
             | Self::CantDropKey(_)
             | Self::InvalidGroupFunction
             | Self::NotInGroupBy(..)
+            | Self::MixedAggregate(..)
             | Self::UnknownEngine(_)
             | Self::UnknownFunction(_)
             | Self::WrongArgCount(_)

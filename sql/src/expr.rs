@@ -459,6 +459,17 @@ impl BExpr {
         }
     }
 
+    /// Adds the positions of the columns read outside aggregates (aggregate arguments live in
+    /// their `AggSpec`, not in the tree).
+    pub fn columns(&self, out: &mut Vec<usize>) {
+        if let Self::Column(i) = self {
+            out.push(*i);
+            return;
+        }
+        let mut copy = self.clone();
+        copy.children_mut(&mut |c| c.columns(out));
+    }
+
     /// Conjuncts of an AND tree.
     #[must_use]
     pub fn conjuncts(&self) -> Vec<&BExpr> {

@@ -353,6 +353,9 @@ pub fn bind_query(
 
     let param_count = b.params;
     let aggregate = !aggs.is_empty() || !group_by.is_empty();
+    if aggregate {
+        check_full_group_by(def, &items, &group_by)?;
+    }
     let types = table.as_ref().map(|t| t.types.clone()).unwrap_or_default();
     let agg_types: Vec<SqlType> = aggs
         .iter()
@@ -386,6 +389,52 @@ pub fn bind_query(
         offset,
         param_count,
     })
+}
+
+/// ONLY_FULL_GROUP_BY (MySQL 8.0's default): a select item of an aggregated query may read a
+/// column outside aggregates only if it is grouped on, or the whole primary key is grouped on.
+fn check_full_group_by(
+    def: Option<&crate::catalog::TableDef>,
+    items: &[BExpr],
+    group_by: &[BExpr],
+) -> SqlResult<()> {
+    let grouped: Vec<usize> = group_by
+        .iter()
+        .filter_map(|g| {
+            if let BExpr::Column(c) = g {
+                Some(*c)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if let Some(d) = def {
+        if !d.primary_key.is_empty() && d.primary_key.iter().all(|c| grouped.contains(c)) {
+            return Ok(());
+        }
+    }
+    for (n, item) in items.iter().enumerate() {
+        if group_by.contains(item) {
+            continue;
+        }
+        let mut cols = Vec::new();
+        item.columns(&mut cols);
+        if let Some(c) = cols.into_iter().find(|c| !grouped.contains(c)) {
+            let name = def
+                .and_then(|d| {
+                    d.columns
+                        .get(c)
+                        .map(|col| format!("{}.{}.{}", d.db, d.name, col.name))
+                })
+                .unwrap_or_default();
+            return Err(if group_by.is_empty() {
+                SqlError::MixedAggregate(n + 1, name)
+            } else {
+                SqlError::NotInGroupBy(n + 1, name)
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Binds an ORDER BY / GROUP BY / HAVING expression: a select-list alias or position refers to
