@@ -8,7 +8,7 @@
 use std::cmp::Ordering;
 
 /// A column type as declared in CREATE TABLE.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum SqlType {
     /// TINYINT (8-bit signed unless `unsigned`).
     TinyInt { unsigned: bool },
@@ -99,7 +99,7 @@ impl SqlType {
 }
 
 /// One SQL value.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Datum {
     /// SQL NULL.
     Null,

@@ -137,6 +137,7 @@ impl RespService {
 }
 
 /// Opens the service and serves `listener` (for tests that need no separate open step).
+#[cfg(test)]
 pub async fn serve(
     listener: TcpListener,
     engine: Engine,

@@ -1,0 +1,495 @@
+//! [`SqlEngine`] and [`SqlSession`]: the entry points the MySQL protocol layer calls.
+//!
+//! Transaction rules (MySQL's):
+//! - autocommit on and no open transaction: each statement runs in its own storage transaction,
+//!   committed durably before the result is returned;
+//! - autocommit off: the first statement opens a transaction that stays open until COMMIT /
+//!   ROLLBACK (or an implicit commit);
+//! - BEGIN inside an open transaction commits it first; DDL commits the open transaction first;
+//! - Deadlock (1213) or lock wait timeout (1205) rolls back the WHOLE transaction and leaves the
+//!   session without one; any other failed statement only discards its own writes (see
+//!   `stmt_ctx.rs`) and leaves the transaction open.
+
+use crate::access;
+use crate::catalog::Catalog;
+use crate::ddl;
+use crate::dml;
+use crate::error::{SqlError, SqlResult};
+use crate::plan::{self, Plan};
+use crate::result::{OutputColumn, StatementResult};
+use crate::select;
+use crate::stmt_ctx::StmtCtx;
+use crate::types::Datum;
+use datafusion::sql::sqlparser::ast::{ObjectType, SchemaName, Statement, Use};
+use orcinus_storage::{Engine, Transaction};
+use parking_lot::Mutex;
+use std::sync::Arc;
+
+/// Per-connection state.
+pub struct SqlSession {
+    db: Option<String>,
+    autocommit: bool,
+    txn: Option<Transaction>,
+    last_insert_id: u64,
+    warnings: u16,
+}
+
+impl Default for SqlSession {
+    fn default() -> Self {
+        Self::new(None)
+    }
+}
+
+impl SqlSession {
+    /// A new session with `db` as its current database (not checked here; see
+    /// [`SqlEngine::use_database`]) and autocommit on.
+    #[must_use]
+    pub fn new(db: Option<String>) -> Self {
+        Self {
+            db,
+            autocommit: true,
+            txn: None,
+            last_insert_id: 0,
+            warnings: 0,
+        }
+    }
+
+    /// The current database.
+    #[must_use]
+    pub fn database(&self) -> Option<&str> {
+        self.db.as_deref()
+    }
+
+    /// True while a transaction is open.
+    #[must_use]
+    pub fn in_transaction(&self) -> bool {
+        self.txn.is_some()
+    }
+
+    /// The autocommit flag.
+    #[must_use]
+    pub fn autocommit(&self) -> bool {
+        self.autocommit
+    }
+
+    /// `LAST_INSERT_ID()`.
+    #[must_use]
+    pub fn last_insert_id(&self) -> u64 {
+        self.last_insert_id
+    }
+
+    /// Warnings of the last statement (always 0: strict mode turns every problem into an error).
+    #[must_use]
+    pub fn warnings(&self) -> u16 {
+        self.warnings
+    }
+
+    /// `SET autocommit = on|off`. Switching it on commits the open transaction, as MySQL does.
+    pub async fn set_autocommit(&mut self, on: bool) -> Result<(), SqlError> {
+        if on && !self.autocommit {
+            if let Some(txn) = self.txn.take() {
+                txn.commit().await?;
+            }
+        }
+        self.autocommit = on;
+        Ok(())
+    }
+
+    /// Rolls back any open transaction (connection close, COM_RESET_CONNECTION).
+    pub fn reset(&mut self) {
+        if let Some(txn) = self.txn.take() {
+            txn.rollback();
+        }
+    }
+
+    async fn commit_open(&mut self) -> SqlResult<()> {
+        if let Some(txn) = self.txn.take() {
+            txn.commit().await?;
+        }
+        Ok(())
+    }
+}
+
+/// A prepared statement: the parsed statement and its cached bound plan.
+pub struct PreparedStatement {
+    stmt: Statement,
+    db: Option<String>,
+    cached: Mutex<(u64, Arc<Plan>)>,
+    param_count: usize,
+    columns: Vec<OutputColumn>,
+}
+
+impl PreparedStatement {
+    /// Number of `?` parameters.
+    #[must_use]
+    pub fn param_count(&self) -> usize {
+        self.param_count
+    }
+
+    /// Result columns (empty for statements without a result set).
+    #[must_use]
+    pub fn columns(&self) -> &[OutputColumn] {
+        &self.columns
+    }
+}
+
+/// The SQL engine: catalog plus storage. Shared by all sessions.
+pub struct SqlEngine {
+    engine: Engine,
+    catalog: Catalog,
+}
+
+impl SqlEngine {
+    /// Opens the SQL layer over `engine`, loading the catalog.
+    pub fn open(engine: Engine) -> Result<Arc<Self>, SqlError> {
+        let catalog = Catalog::open(&engine)?;
+        Ok(Arc::new(Self { engine, catalog }))
+    }
+
+    /// Checks that `db` exists and makes it the session's current database (COM_INIT_DB).
+    pub fn use_database(&self, session: &mut SqlSession, db: &str) -> Result<(), SqlError> {
+        if !self.catalog.snapshot().dbs.contains_key(db) {
+            return Err(SqlError::UnknownDatabase(db.to_string()));
+        }
+        session.db = Some(db.to_string());
+        Ok(())
+    }
+
+    /// Runs one or more `;`-separated statements, stopping at the first error (whose result is
+    /// the last element).
+    pub async fn execute(
+        &self,
+        session: &mut SqlSession,
+        sql: &str,
+    ) -> Vec<Result<StatementResult, SqlError>> {
+        let stmts = match plan::parse(sql) {
+            Ok(s) => s,
+            Err(e) => return vec![Err(e)],
+        };
+        let mut out = Vec::with_capacity(stmts.len());
+        for stmt in &stmts {
+            let snap = self.catalog.snapshot();
+            let res = match plan::plan(stmt, &snap, session.db.as_deref()) {
+                Ok(p) => self.run(session, &p, &[]).await,
+                Err(e) => Err(e),
+            };
+            let failed = res.is_err();
+            out.push(res);
+            if failed {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Prepares one statement: parameters and result columns are known from here on.
+    pub fn prepare(&self, session: &SqlSession, sql: &str) -> Result<PreparedStatement, SqlError> {
+        let mut stmts = plan::parse(sql)?;
+        if stmts.len() != 1 {
+            return Err(SqlError::Parse(
+                "multiple statements in one prepared statement".into(),
+            ));
+        }
+        let stmt = stmts.pop().ok_or(SqlError::EmptyQuery)?;
+        let snap = self.catalog.snapshot();
+        let p = plan::plan(&stmt, &snap, session.db.as_deref())?;
+        Ok(PreparedStatement {
+            param_count: p.param_count(),
+            columns: p.columns(),
+            db: session.db.clone(),
+            stmt,
+            cached: Mutex::new((snap.version, Arc::new(p))),
+        })
+    }
+
+    /// Executes a prepared statement with typed parameters (re-binding if DDL changed the
+    /// catalog since it was prepared).
+    pub async fn execute_prepared(
+        &self,
+        session: &mut SqlSession,
+        stmt: &PreparedStatement,
+        params: &[Datum],
+    ) -> Result<StatementResult, SqlError> {
+        if params.len() != stmt.param_count {
+            return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
+        }
+        let snap = self.catalog.snapshot();
+        let cached = {
+            let c = stmt.cached.lock();
+            (c.0 == snap.version).then(|| c.1.clone())
+        };
+        let p = match cached {
+            Some(p) => p,
+            None => {
+                let p = Arc::new(plan::plan(&stmt.stmt, &snap, stmt.db.as_deref())?);
+                *stmt.cached.lock() = (snap.version, p.clone());
+                p
+            }
+        };
+        self.run(session, &p, params).await
+    }
+
+    async fn run(
+        &self,
+        session: &mut SqlSession,
+        p: &Plan,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        session.warnings = 0;
+        match p {
+            Plan::Begin => {
+                session.commit_open().await?;
+                session.txn = Some(self.engine.begin());
+                Ok(StatementResult::affected(0))
+            }
+            Plan::Commit => {
+                session.commit_open().await?;
+                Ok(StatementResult::affected(0))
+            }
+            Plan::Rollback => {
+                session.reset();
+                Ok(StatementResult::affected(0))
+            }
+            Plan::Ddl(stmt) => {
+                session.commit_open().await?;
+                self.run_ddl(session, stmt).await
+            }
+            Plan::Select(_) | Plan::Insert(_) | Plan::Modify(_) | Plan::Explain(_) => {
+                self.run_dml(session, p, params).await
+            }
+        }
+    }
+
+    async fn run_dml(
+        &self,
+        session: &mut SqlSession,
+        p: &Plan,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        let last_id = session.last_insert_id;
+        let mut local = None;
+        let txn = match (&mut session.txn, session.autocommit) {
+            (Some(t), _) => t,
+            (slot @ None, false) => slot.insert(self.engine.begin()),
+            (None, true) => local.insert(self.engine.begin()),
+        };
+        let outcome = self.run_in_txn(txn, p, params, last_id).await;
+        match outcome {
+            Ok((res, generated)) => {
+                if let Some(t) = local {
+                    t.commit().await?;
+                }
+                if let Some(id) = generated {
+                    session.last_insert_id = id;
+                }
+                Ok(res)
+            }
+            Err(e) => {
+                if e.rolls_back_transaction() {
+                    session.reset();
+                }
+                Err(e)
+            }
+        }
+    }
+
+    async fn run_in_txn(
+        &self,
+        txn: &mut Transaction,
+        p: &Plan,
+        params: &[Datum],
+        last_id: u64,
+    ) -> SqlResult<(StatementResult, Option<u64>)> {
+        let mut ctx = StmtCtx::new(txn, self.catalog.data().clone());
+        let out = match p {
+            Plan::Select(s) => (select::execute(s, &ctx, params, last_id)?, None),
+            Plan::Insert(i) => dml::execute_insert(i, &mut ctx, params, last_id).await?,
+            Plan::Modify(m) => (
+                dml::execute_modify(m, &mut ctx, params, last_id).await?,
+                None,
+            ),
+            Plan::Explain(inner) => (explain(inner, params, last_id)?, None),
+            _ => return Err(SqlError::Internal("not a DML plan".into())),
+        };
+        ctx.apply().await?;
+        Ok(out)
+    }
+
+    async fn run_ddl(
+        &self,
+        session: &mut SqlSession,
+        stmt: &Statement,
+    ) -> SqlResult<StatementResult> {
+        let db = session.db.clone();
+        let cat = &self.catalog;
+        match stmt {
+            Statement::CreateTable(ct) => ddl::create_table(cat, ct, db.as_deref()).await,
+            Statement::CreateIndex(ci) => ddl::create_index(cat, ci, db.as_deref()).await,
+            Statement::Truncate(t) => {
+                let datafusion::sql::sqlparser::ast::Truncate {
+                    table_names,
+                    partitions,
+                    table: _,
+                    if_exists,
+                    identity,
+                    cascade,
+                    on_cluster,
+                } = t;
+                if partitions.is_some()
+                    || *if_exists
+                    || identity.is_some()
+                    || cascade.is_some()
+                    || on_cluster.is_some()
+                {
+                    return Err(SqlError::unsupported(format!("{stmt}")));
+                }
+                let [one] = table_names.as_slice() else {
+                    return Err(SqlError::unsupported("TRUNCATE of several tables"));
+                };
+                ddl::truncate(cat, &one.name, db.as_deref()).await
+            }
+            Statement::CreateDatabase {
+                db_name,
+                if_not_exists,
+                location,
+                managed_location,
+                or_replace,
+                transient,
+                clone,
+                data_retention_time_in_days,
+                max_data_extension_time_in_days,
+                external_volume,
+                catalog,
+                replace_invalid_characters,
+                default_ddl_collation,
+                storage_serialization_policy,
+                comment,
+                catalog_sync,
+                catalog_sync_namespace_mode,
+                catalog_sync_namespace_flatten_delimiter,
+                with_tags,
+                with_contacts,
+                default_charset,
+                default_collation,
+            } => {
+                let _ = (default_charset, default_collation);
+                if location.is_some()
+                    || managed_location.is_some()
+                    || *or_replace
+                    || *transient
+                    || clone.is_some()
+                    || data_retention_time_in_days.is_some()
+                    || max_data_extension_time_in_days.is_some()
+                    || external_volume.is_some()
+                    || catalog.is_some()
+                    || replace_invalid_characters.is_some()
+                    || default_ddl_collation.is_some()
+                    || storage_serialization_policy.is_some()
+                    || comment.is_some()
+                    || catalog_sync.is_some()
+                    || catalog_sync_namespace_mode.is_some()
+                    || catalog_sync_namespace_flatten_delimiter.is_some()
+                    || with_tags.is_some()
+                    || with_contacts.is_some()
+                {
+                    return Err(SqlError::unsupported(format!("{stmt}")));
+                }
+                let name = crate::bind::object_name_parts(db_name)?.join(".");
+                ddl::create_database(cat, &name, *if_not_exists).await
+            }
+            Statement::CreateSchema {
+                schema_name,
+                if_not_exists,
+                with,
+                options,
+                default_collate_spec,
+                clone,
+            } => {
+                if with.is_some()
+                    || options.is_some()
+                    || default_collate_spec.is_some()
+                    || clone.is_some()
+                {
+                    return Err(SqlError::unsupported(format!("{stmt}")));
+                }
+                let SchemaName::Simple(n) = schema_name else {
+                    return Err(SqlError::unsupported(format!("{stmt}")));
+                };
+                let name = crate::bind::object_name_parts(n)?.join(".");
+                ddl::create_database(cat, &name, *if_not_exists).await
+            }
+            Statement::Drop {
+                object_type,
+                if_exists,
+                names,
+                cascade,
+                restrict,
+                purge,
+                temporary,
+                table,
+            } => {
+                if *cascade || *restrict || *purge || *temporary {
+                    return Err(SqlError::unsupported(format!("{stmt}")));
+                }
+                match object_type {
+                    ObjectType::Table if table.is_none() => {
+                        ddl::drop_tables(cat, names, *if_exists, db.as_deref()).await
+                    }
+                    ObjectType::Database | ObjectType::Schema if table.is_none() => {
+                        let [one] = names.as_slice() else {
+                            return Err(SqlError::Parse(format!("{stmt}")));
+                        };
+                        let name = crate::bind::object_name_parts(one)?.join(".");
+                        let res = ddl::drop_database(cat, &name, *if_exists).await?;
+                        if session.db.as_deref() == Some(name.as_str()) {
+                            session.db = None;
+                        }
+                        Ok(res)
+                    }
+                    ObjectType::Index => {
+                        let (Some(t), [ix]) = (table, names.as_slice()) else {
+                            return Err(SqlError::Parse(format!("{stmt}")));
+                        };
+                        let ix_name = crate::bind::object_name_parts(ix)?
+                            .last()
+                            .cloned()
+                            .unwrap_or_default();
+                        ddl::drop_index(cat, &ix_name, t, db.as_deref()).await
+                    }
+                    _ => Err(SqlError::unsupported(format!("{stmt}"))),
+                }
+            }
+            Statement::Use(u) => {
+                let name = match u {
+                    Use::Object(n) | Use::Database(n) | Use::Schema(n) => {
+                        crate::bind::object_name_parts(n)?.join(".")
+                    }
+                    other => return Err(SqlError::unsupported(format!("USE {other}"))),
+                };
+                self.use_database(session, &name)?;
+                Ok(StatementResult::affected(0))
+            }
+            other => Err(SqlError::unsupported(format!("{other}"))),
+        }
+    }
+}
+
+fn explain(inner: &Plan, params: &[Datum], last_id: u64) -> SqlResult<StatementResult> {
+    let (table, filter) = match inner {
+        Plan::Select(s) => (s.table.clone(), &s.filter),
+        Plan::Modify(m) => (Some(m.table.clone()), &m.filter),
+        _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
+    };
+    let bound = select::bind_filter(table.as_deref(), filter, params, last_id)?;
+    let (name, access) = match &table {
+        Some(t) => (t.def.name.clone(), access::describe(t, &bound.access)),
+        None => (String::new(), "NO TABLE".into()),
+    };
+    Ok(StatementResult::Rows {
+        columns: plan::explain_columns(),
+        rows: vec![vec![
+            Datum::Bytes(name.into_bytes()),
+            Datum::Bytes(access.into_bytes()),
+        ]],
+    })
+}

@@ -1,0 +1,267 @@
+//! [`SqlError`]: the one error type of the SQL crate. Every variant maps to a MySQL error code,
+//! SQLSTATE and a message worded like MySQL 8.0's, so the protocol layer turns an error into an
+//! error packet in one place ([`SqlError::code`], [`SqlError::sqlstate`], `to_string()`).
+//!
+//! Invariant: storage conflicts keep their identity (Deadlock → 1213, LockWaitTimeout → 1205);
+//! [`SqlError::Internal`] is reserved for real bugs and corrupt data, never for user input.
+
+use crate::codec::CodecError;
+use orcinus_storage::{ErrorKind, StorageError};
+
+/// Everything a SQL statement can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum SqlError {
+    /// 1064: the text does not parse.
+    #[error(
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{0}'"
+    )]
+    Parse(String),
+    /// 1065
+    #[error("Query was empty")]
+    EmptyQuery,
+    /// 1046
+    #[error("No database selected")]
+    NoDatabaseSelected,
+    /// 1049
+    #[error("Unknown database '{0}'")]
+    UnknownDatabase(String),
+    /// 1008
+    #[error("Can't drop database '{0}'; database doesn't exist")]
+    DropMissingDatabase(String),
+    /// 1007
+    #[error("Can't create database '{0}'; database exists")]
+    DatabaseExists(String),
+    /// 1146
+    #[error("Table '{db}.{table}' doesn't exist")]
+    NoSuchTable { db: String, table: String },
+    /// 1051
+    #[error("Unknown table '{0}'")]
+    UnknownTable(String),
+    /// 1050
+    #[error("Table '{0}' already exists")]
+    TableExists(String),
+    /// 1054
+    #[error("Unknown column '{column}' in '{context}'")]
+    UnknownColumn { column: String, context: String },
+    /// 1052
+    #[error("Column '{column}' in {context} is ambiguous")]
+    AmbiguousColumn { column: String, context: String },
+    /// 1060
+    #[error("Duplicate column name '{0}'")]
+    DuplicateColumn(String),
+    /// 1061
+    #[error("Duplicate key name '{0}'")]
+    DuplicateKeyName(String),
+    /// 1068
+    #[error("Multiple primary key defined")]
+    MultiplePrimaryKey,
+    /// 1072
+    #[error("Key column '{0}' doesn't exist in table")]
+    KeyColumnMissing(String),
+    /// 1075
+    #[error(
+        "Incorrect table definition; there can be only one auto column and it must be defined as a key"
+    )]
+    BadAutoIncrement,
+    /// 1067
+    #[error("Invalid default value for '{0}'")]
+    InvalidDefault(String),
+    /// 1091
+    #[error("Can't DROP '{0}'; check that column/key exists")]
+    CantDropKey(String),
+    /// 1062
+    #[error("Duplicate entry '{value}' for key '{key}'")]
+    DuplicateEntry { value: String, key: String },
+    /// 1136
+    #[error("Column count doesn't match value count at row {0}")]
+    ColumnCount(usize),
+    /// 1048
+    #[error("Column '{0}' cannot be null")]
+    NotNull(String),
+    /// 1364
+    #[error("Field '{0}' doesn't have a default value")]
+    NoDefault(String),
+    /// 1264
+    #[error("Out of range value for column '{column}' at row {row}")]
+    OutOfRange { column: String, row: usize },
+    /// 1366
+    #[error("Incorrect {kind} value: '{value}' for column '{column}' at row {row}")]
+    IncorrectValue {
+        kind: &'static str,
+        value: String,
+        column: String,
+        row: usize,
+    },
+    /// 1690
+    #[error("{0}")]
+    ValueOutOfRange(String),
+    /// 1406
+    #[error("Data too long for column '{column}' at row {row}")]
+    DataTooLong { column: String, row: usize },
+    /// 1096
+    #[error("No tables used")]
+    NoTablesUsed,
+    /// 1110
+    #[error("Column '{0}' specified twice")]
+    ColumnTwice(String),
+    /// 1111
+    #[error("Invalid use of group function")]
+    InvalidGroupFunction,
+    /// 1055 (ONLY_FULL_GROUP_BY)
+    #[error(
+        "Expression #{0} of SELECT list is not in GROUP BY clause and contains nonaggregated column '{1}' which is not functionally dependent on columns in GROUP BY clause; this is incompatible with sql_mode=only_full_group_by"
+    )]
+    NotInGroupBy(usize, String),
+    /// 1140 (ONLY_FULL_GROUP_BY, no GROUP BY)
+    #[error(
+        "In aggregated query without GROUP BY, expression #{0} of SELECT list contains nonaggregated column '{1}'; this is incompatible with sql_mode=only_full_group_by"
+    )]
+    MixedAggregate(usize, String),
+    /// 1286
+    #[error("Unknown storage engine '{0}'")]
+    UnknownEngine(String),
+    /// 1305
+    #[error("FUNCTION {0} does not exist")]
+    UnknownFunction(String),
+    /// 1582
+    #[error("Incorrect parameter count in the call to native function '{0}'")]
+    WrongArgCount(String),
+    /// 1210
+    #[error("Incorrect arguments to {0}")]
+    WrongArguments(String),
+    /// 1213
+    #[error("Deadlock found when trying to get lock; try restarting transaction")]
+    Deadlock,
+    /// 1205
+    #[error("Lock wait timeout exceeded; try restarting transaction")]
+    LockWaitTimeout,
+    /// 1235
+    #[error("This version of Orcinus doesn't yet support '{0}'")]
+    NotSupported(String),
+    /// 1105: the storage engine failed (I/O, poisoned, shutting down).
+    #[error("Storage engine error: {0}")]
+    Storage(StorageError),
+    /// 1105: a bug or corrupt data; never caused by user input alone.
+    #[error("Internal error: {0}")]
+    Internal(String),
+}
+
+impl SqlError {
+    /// The MySQL error number.
+    #[must_use]
+    pub fn code(&self) -> u16 {
+        match self {
+            Self::Parse(_) => 1064,
+            Self::NoDatabaseSelected => 1046,
+            Self::EmptyQuery => 1065,
+            Self::UnknownDatabase(_) => 1049,
+            Self::DropMissingDatabase(_) => 1008,
+            Self::DatabaseExists(_) => 1007,
+            Self::NoSuchTable { .. } => 1146,
+            Self::UnknownTable(_) => 1051,
+            Self::TableExists(_) => 1050,
+            Self::UnknownColumn { .. } => 1054,
+            Self::AmbiguousColumn { .. } => 1052,
+            Self::DuplicateColumn(_) => 1060,
+            Self::DuplicateKeyName(_) => 1061,
+            Self::MultiplePrimaryKey => 1068,
+            Self::KeyColumnMissing(_) => 1072,
+            Self::BadAutoIncrement => 1075,
+            Self::InvalidDefault(_) => 1067,
+            Self::CantDropKey(_) => 1091,
+            Self::DuplicateEntry { .. } => 1062,
+            Self::ColumnCount(_) => 1136,
+            Self::NotNull(_) => 1048,
+            Self::NoDefault(_) => 1364,
+            Self::OutOfRange { .. } => 1264,
+            Self::IncorrectValue { .. } => 1366,
+            Self::DataTooLong { .. } => 1406,
+            Self::ValueOutOfRange(_) => 1690,
+            Self::ColumnTwice(_) => 1110,
+            Self::NoTablesUsed => 1096,
+            Self::InvalidGroupFunction => 1111,
+            Self::NotInGroupBy(..) => 1055,
+            Self::MixedAggregate(..) => 1140,
+            Self::UnknownEngine(_) => 1286,
+            Self::UnknownFunction(_) => 1305,
+            Self::WrongArgCount(_) => 1582,
+            Self::WrongArguments(_) => 1210,
+            Self::Deadlock => 1213,
+            Self::LockWaitTimeout => 1205,
+            Self::NotSupported(_) => 1235,
+            Self::Storage(_) | Self::Internal(_) => 1105,
+        }
+    }
+
+    /// The five-character SQLSTATE.
+    #[must_use]
+    pub fn sqlstate(&self) -> &'static str {
+        match self {
+            Self::Parse(_)
+            | Self::EmptyQuery
+            | Self::NoDatabaseSelected
+            | Self::UnknownDatabase(_)
+            | Self::TableExists(_)
+            | Self::DuplicateColumn(_)
+            | Self::DuplicateKeyName(_)
+            | Self::MultiplePrimaryKey
+            | Self::KeyColumnMissing(_)
+            | Self::BadAutoIncrement
+            | Self::InvalidDefault(_)
+            | Self::CantDropKey(_)
+            | Self::InvalidGroupFunction
+            | Self::NotInGroupBy(..)
+            | Self::MixedAggregate(..)
+            | Self::UnknownEngine(_)
+            | Self::UnknownFunction(_)
+            | Self::WrongArgCount(_)
+            | Self::NotSupported(_) => "42000",
+            Self::NoTablesUsed => "HY000",
+            Self::NoSuchTable { .. } | Self::UnknownTable(_) => "42S02",
+            Self::UnknownColumn { .. } | Self::ColumnTwice(_) => "42S22",
+            Self::AmbiguousColumn { .. } => "23000",
+            Self::DuplicateEntry { .. } | Self::NotNull(_) => "23000",
+            Self::ColumnCount(_) => "21S01",
+            Self::OutOfRange { .. } | Self::ValueOutOfRange(_) => "22003",
+            Self::IncorrectValue { .. } => "HY000",
+            Self::DataTooLong { .. } => "22001",
+            Self::Deadlock => "40001",
+            Self::DropMissingDatabase(_)
+            | Self::DatabaseExists(_)
+            | Self::NoDefault(_)
+            | Self::WrongArguments(_)
+            | Self::LockWaitTimeout
+            | Self::Storage(_)
+            | Self::Internal(_) => "HY000",
+        }
+    }
+
+    /// True for the errors after which the whole transaction has been rolled back.
+    #[must_use]
+    pub fn rolls_back_transaction(&self) -> bool {
+        matches!(self, Self::Deadlock | Self::LockWaitTimeout)
+    }
+
+    pub(crate) fn unsupported(what: impl Into<String>) -> Self {
+        Self::NotSupported(what.into())
+    }
+}
+
+impl From<StorageError> for SqlError {
+    fn from(e: StorageError) -> Self {
+        match e.kind() {
+            ErrorKind::Deadlock => Self::Deadlock,
+            ErrorKind::LockWaitTimeout => Self::LockWaitTimeout,
+            _ => Self::Storage(e),
+        }
+    }
+}
+
+impl From<CodecError> for SqlError {
+    fn from(e: CodecError) -> Self {
+        Self::Internal(format!("stored data: {e}"))
+    }
+}
+
+/// Result alias for the SQL crate.
+pub type SqlResult<T> = Result<T, SqlError>;

@@ -1,0 +1,643 @@
+//! Single-table SELECT: binding a query into a [`SelectPlan`] (once per prepared statement) and
+//! executing it (per execution: bind parameters, fold constants, choose the access path, scan,
+//! filter, aggregate, DISTINCT, ORDER BY, LIMIT/OFFSET).
+//!
+//! Invariant: every clause of the parsed query is either executed or rejected with 1235 — the
+//! destructuring below has no `..`, so a parser upgrade adding a clause fails to compile.
+
+use crate::access::{self, Access};
+use crate::aggregate::{AggState, Groups};
+use crate::bind::{AggSpec, Binder, agg_type};
+use crate::catalog::{CatalogSnapshot, Table};
+use crate::ddl::resolve_name;
+use crate::error::{SqlError, SqlResult};
+use crate::expr::BExpr;
+use crate::result::{OutputColumn, StatementResult};
+use crate::stmt_ctx::StmtCtx;
+use crate::types::{Datum, SqlType};
+use crate::value;
+use datafusion::sql::sqlparser::ast::{
+    Expr, GroupByExpr, LimitClause, Offset, OrderBy, OrderByExpr, OrderByKind, OrderByOptions,
+    Query, Select, SelectFlavor, SelectItem, SetExpr, TableFactor, TableWithJoins, Value,
+    WildcardAdditionalOptions,
+};
+use std::sync::Arc;
+
+/// A bound single-table SELECT.
+#[derive(Debug, Clone)]
+pub struct SelectPlan {
+    pub table: Option<Arc<Table>>,
+    pub filter: Option<BExpr>,
+    pub items: Vec<BExpr>,
+    pub columns: Vec<OutputColumn>,
+    pub aggs: Vec<AggSpec>,
+    pub aggregate: bool,
+    pub group_by: Vec<BExpr>,
+    pub having: Option<BExpr>,
+    pub order_by: Vec<(BExpr, bool)>,
+    pub distinct: bool,
+    pub limit: Option<BExpr>,
+    pub offset: Option<BExpr>,
+    pub param_count: usize,
+}
+
+/// Resolves the single table of a FROM / UPDATE / DELETE clause.
+pub fn resolve_table(
+    twj: &TableWithJoins,
+    snap: &CatalogSnapshot,
+    current_db: Option<&str>,
+) -> SqlResult<(Arc<Table>, Option<String>)> {
+    let TableWithJoins { relation, joins } = twj;
+    if !joins.is_empty() {
+        return Err(SqlError::unsupported("JOIN"));
+    }
+    let TableFactor::Table {
+        name,
+        alias,
+        args,
+        with_hints,
+        version,
+        with_ordinality,
+        partitions,
+        json_path,
+        sample,
+        index_hints,
+    } = relation
+    else {
+        return Err(SqlError::unsupported(format!("FROM {relation}")));
+    };
+    if args.is_some()
+        || !with_hints.is_empty()
+        || version.is_some()
+        || *with_ordinality
+        || !partitions.is_empty()
+        || json_path.is_some()
+        || sample.is_some()
+    {
+        return Err(SqlError::unsupported(format!("table reference {relation}")));
+    }
+    if !index_hints.is_empty() {
+        return Err(SqlError::unsupported("index hints"));
+    }
+    let alias = match alias {
+        Some(a) if !a.columns.is_empty() => {
+            return Err(SqlError::unsupported("column aliases on a table"));
+        }
+        Some(a) => Some(a.name.value.clone()),
+        None => None,
+    };
+    let (db, t) = resolve_name(name, current_db)?;
+    Ok((snap.table(&db, &t)?, alias))
+}
+
+fn const_u64(e: &Expr, b: &mut Binder<'_>) -> SqlResult<BExpr> {
+    let bound = b.bind(e)?;
+    match &bound {
+        BExpr::Const(_) | BExpr::Param(_) => Ok(bound),
+        _ => Err(SqlError::Parse(e.to_string())),
+    }
+}
+
+/// Binds a parsed query.
+pub fn bind_query(
+    q: &Query,
+    snap: &CatalogSnapshot,
+    current_db: Option<&str>,
+) -> SqlResult<SelectPlan> {
+    let Query {
+        with,
+        body,
+        order_by,
+        limit_clause,
+        fetch,
+        locks,
+        for_clause,
+        settings,
+        format_clause,
+        pipe_operators,
+    } = q;
+    if with.is_some() {
+        return Err(SqlError::unsupported("WITH (common table expressions)"));
+    }
+    if fetch.is_some()
+        || for_clause.is_some()
+        || settings.is_some()
+        || format_clause.is_some()
+        || !pipe_operators.is_empty()
+    {
+        return Err(SqlError::unsupported(format!("this form of query: {q}")));
+    }
+    if !locks.is_empty() {
+        return Err(SqlError::unsupported(
+            "SELECT … FOR UPDATE / LOCK IN SHARE MODE",
+        ));
+    }
+    let select = match body.as_ref() {
+        SetExpr::Select(s) => s,
+        SetExpr::SetOperation { op, .. } => return Err(SqlError::unsupported(op.to_string())),
+        SetExpr::Query(_) => return Err(SqlError::unsupported("parenthesized subqueries")),
+        other => return Err(SqlError::unsupported(format!("query body {other}"))),
+    };
+    let Select {
+        select_token: _,
+        optimizer_hints,
+        distinct,
+        select_modifiers,
+        top,
+        top_before_distinct: _,
+        projection,
+        exclude,
+        into,
+        from,
+        lateral_views,
+        prewhere,
+        selection,
+        connect_by,
+        group_by,
+        cluster_by,
+        distribute_by,
+        sort_by,
+        having,
+        named_window,
+        qualify,
+        window_before_qualify: _,
+        value_table_mode,
+        flavor,
+    } = select.as_ref();
+    if !optimizer_hints.is_empty()
+        || select_modifiers.is_some()
+        || top.is_some()
+        || exclude.is_some()
+        || into.is_some()
+        || !lateral_views.is_empty()
+        || prewhere.is_some()
+        || !connect_by.is_empty()
+        || !cluster_by.is_empty()
+        || !distribute_by.is_empty()
+        || !sort_by.is_empty()
+        || !named_window.is_empty()
+        || qualify.is_some()
+        || value_table_mode.is_some()
+        || *flavor != SelectFlavor::Standard
+    {
+        return Err(SqlError::unsupported(format!(
+            "this form of SELECT: {select}"
+        )));
+    }
+    let distinct = match distinct {
+        None | Some(datafusion::sql::sqlparser::ast::Distinct::All) => false,
+        Some(datafusion::sql::sqlparser::ast::Distinct::Distinct) => true,
+        Some(other) => return Err(SqlError::unsupported(other.to_string())),
+    };
+    let (table, alias) = match from.as_slice() {
+        [] => (None, None),
+        [one] => {
+            let (t, a) = resolve_table(one, snap, current_db)?;
+            (Some(t), a)
+        }
+        _ => return Err(SqlError::unsupported("JOIN")),
+    };
+    let def = table.as_ref().map(|t| &t.def);
+    let mut b = Binder::new(def, alias.as_deref());
+    let qualifier = alias
+        .clone()
+        .or_else(|| def.map(|d| d.name.clone()))
+        .unwrap_or_default();
+
+    // Projection (aggregates allowed).
+    b.aggs = Some(Vec::new());
+    let mut items = Vec::new();
+    let mut columns = Vec::new();
+    let mut aliases: Vec<String> = Vec::new();
+    for item in projection {
+        let (expr, name) = match item {
+            SelectItem::UnnamedExpr(e) => (e, None),
+            SelectItem::ExprWithAlias { expr, alias } => (expr, Some(alias.value.clone())),
+            SelectItem::Wildcard(opts) | SelectItem::QualifiedWildcard(_, opts) => {
+                let WildcardAdditionalOptions {
+                    wildcard_token: _,
+                    opt_ilike,
+                    opt_exclude,
+                    opt_except,
+                    opt_replace,
+                    opt_rename,
+                    opt_alias,
+                } = opts;
+                if opt_ilike.is_some()
+                    || opt_exclude.is_some()
+                    || opt_except.is_some()
+                    || opt_replace.is_some()
+                    || opt_rename.is_some()
+                    || opt_alias.is_some()
+                {
+                    return Err(SqlError::unsupported(format!("wildcard options in {item}")));
+                }
+                if let SelectItem::QualifiedWildcard(kind, _) = item {
+                    let q = kind.to_string();
+                    let q = q.trim_end_matches(".*").to_string();
+                    if !b.qualifiers.iter().any(|x| *x == q) {
+                        return Err(SqlError::UnknownTable(q));
+                    }
+                }
+                let d = def.ok_or(SqlError::NoTablesUsed)?;
+                for (i, c) in d.columns.iter().enumerate() {
+                    items.push(BExpr::Column(i));
+                    aliases.push(c.name.clone());
+                    columns.push(OutputColumn {
+                        name: c.name.clone(),
+                        org_name: c.name.clone(),
+                        table: qualifier.clone(),
+                        db: d.db.clone(),
+                        sql_type: c.ty,
+                        nullable: c.nullable,
+                    });
+                }
+                continue;
+            }
+            SelectItem::ExprWithAliases { .. } => {
+                return Err(SqlError::unsupported(format!("select item {item}")));
+            }
+        };
+        let bound = b.bind(expr)?;
+        let shown = name.clone().unwrap_or_else(|| expr.to_string());
+        aliases.push(shown.clone());
+        items.push(bound);
+        columns.push(OutputColumn {
+            name: shown,
+            org_name: String::new(),
+            table: String::new(),
+            db: String::new(),
+            sql_type: SqlType::Text,
+            nullable: true,
+        });
+    }
+    let projection_aggs = b.aggs.take().unwrap_or_default();
+
+    // WHERE (no aggregates).
+    b.context = "where clause";
+    let filter = selection.as_ref().map(|e| b.bind(e)).transpose()?;
+
+    // GROUP BY (no aggregates).
+    b.context = "group statement";
+    let group_by = match group_by {
+        GroupByExpr::Expressions(exprs, modifiers) => {
+            if !modifiers.is_empty() {
+                return Err(SqlError::unsupported("GROUP BY modifiers (WITH ROLLUP)"));
+            }
+            exprs
+                .iter()
+                .map(|e| bind_ref(e, &mut b, &items, &aliases))
+                .collect::<SqlResult<Vec<_>>>()?
+        }
+        GroupByExpr::All(_) => return Err(SqlError::unsupported("GROUP BY ALL")),
+    };
+
+    // HAVING and ORDER BY (aggregates allowed).
+    b.aggs = Some(projection_aggs);
+    b.context = "having clause";
+    let having = having
+        .as_ref()
+        .map(|e| bind_ref(e, &mut b, &items, &aliases))
+        .transpose()?;
+    b.context = "order clause";
+    let mut order = Vec::new();
+    if let Some(OrderBy { kind, interpolate }) = order_by {
+        if interpolate.is_some() {
+            return Err(SqlError::unsupported("INTERPOLATE"));
+        }
+        let OrderByKind::Expressions(list) = kind else {
+            return Err(SqlError::unsupported("ORDER BY ALL"));
+        };
+        for OrderByExpr {
+            expr,
+            options: OrderByOptions { asc, nulls_first },
+            with_fill,
+        } in list
+        {
+            if nulls_first.is_some() || with_fill.is_some() {
+                return Err(SqlError::unsupported("NULLS FIRST/LAST"));
+            }
+            order.push((
+                bind_ref(expr, &mut b, &items, &aliases)?,
+                *asc == Some(false),
+            ));
+        }
+    }
+    let aggs = b.aggs.take().unwrap_or_default();
+
+    b.context = "limit clause";
+    let (limit, offset) = match limit_clause {
+        None => (None, None),
+        Some(LimitClause::LimitOffset {
+            limit,
+            offset,
+            limit_by,
+        }) => {
+            if !limit_by.is_empty() {
+                return Err(SqlError::unsupported("LIMIT BY"));
+            }
+            let off = match offset {
+                Some(Offset { value, rows: _ }) => Some(const_u64(value, &mut b)?),
+                None => None,
+            };
+            (
+                limit.as_ref().map(|l| const_u64(l, &mut b)).transpose()?,
+                off,
+            )
+        }
+        Some(LimitClause::OffsetCommaLimit { offset, limit }) => {
+            let off = const_u64(offset, &mut b)?;
+            (Some(const_u64(limit, &mut b)?), Some(off))
+        }
+    };
+
+    let param_count = b.params;
+    let aggregate = !aggs.is_empty() || !group_by.is_empty();
+    if aggregate {
+        check_full_group_by(def, &items, &group_by)?;
+    }
+    let types = table.as_ref().map(|t| t.types.clone()).unwrap_or_default();
+    let agg_types: Vec<SqlType> = aggs
+        .iter()
+        .map(|a| agg_type(a.func, a.arg.as_ref().map(|x| x.result_type(&types, &[]))))
+        .collect();
+    for (col, item) in columns.iter_mut().zip(&items) {
+        if col.org_name.is_empty() {
+            col.sql_type = item.result_type(&types, &agg_types);
+            if let (BExpr::Column(i), Some(d)) = (item, def) {
+                if let Some(c) = d.columns.get(*i) {
+                    col.org_name = c.name.clone();
+                    col.table = qualifier.clone();
+                    col.db = d.db.clone();
+                    col.nullable = c.nullable;
+                }
+            }
+        }
+    }
+    Ok(SelectPlan {
+        table,
+        filter,
+        items,
+        columns,
+        aggs,
+        aggregate,
+        group_by,
+        having,
+        order_by: order,
+        distinct,
+        limit,
+        offset,
+        param_count,
+    })
+}
+
+/// ONLY_FULL_GROUP_BY (MySQL 8.0's default): a select item of an aggregated query may read a
+/// column outside aggregates only if it is grouped on, or the whole primary key is grouped on.
+fn check_full_group_by(
+    def: Option<&crate::catalog::TableDef>,
+    items: &[BExpr],
+    group_by: &[BExpr],
+) -> SqlResult<()> {
+    let grouped: Vec<usize> = group_by
+        .iter()
+        .filter_map(|g| {
+            if let BExpr::Column(c) = g {
+                Some(*c)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if let Some(d) = def {
+        if !d.primary_key.is_empty() && d.primary_key.iter().all(|c| grouped.contains(c)) {
+            return Ok(());
+        }
+    }
+    for (n, item) in items.iter().enumerate() {
+        if group_by.contains(item) {
+            continue;
+        }
+        let mut cols = Vec::new();
+        item.columns(&mut cols);
+        if let Some(c) = cols.into_iter().find(|c| !grouped.contains(c)) {
+            let name = def
+                .and_then(|d| {
+                    d.columns
+                        .get(c)
+                        .map(|col| format!("{}.{}.{}", d.db, d.name, col.name))
+                })
+                .unwrap_or_default();
+            return Err(if group_by.is_empty() {
+                SqlError::MixedAggregate(n + 1, name)
+            } else {
+                SqlError::NotInGroupBy(n + 1, name)
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Binds an ORDER BY / GROUP BY / HAVING expression: a select-list alias or position refers to
+/// that item; anything else binds normally.
+fn bind_ref(e: &Expr, b: &mut Binder<'_>, items: &[BExpr], aliases: &[String]) -> SqlResult<BExpr> {
+    if let Expr::Value(v) = e {
+        if let Value::Number(n, _) = &v.value {
+            let pos: usize = n.parse().map_err(|_| SqlError::Parse(n.clone()))?;
+            return pos
+                .checked_sub(1)
+                .and_then(|i| items.get(i))
+                .cloned()
+                .ok_or_else(|| SqlError::UnknownColumn {
+                    column: n.clone(),
+                    context: b.context.into(),
+                });
+        }
+    }
+    if let Expr::Identifier(id) = e {
+        let by_column = b.table.and_then(|t| t.column_index(&id.value));
+        if by_column.is_none() {
+            if let Some(i) = aliases
+                .iter()
+                .position(|a| a.eq_ignore_ascii_case(&id.value))
+            {
+                return items
+                    .get(i)
+                    .cloned()
+                    .ok_or_else(|| SqlError::Internal("alias".into()));
+            }
+        }
+    }
+    b.bind(e)
+}
+
+fn prepare_expr(e: &BExpr, params: &[Datum], last_id: u64) -> SqlResult<BExpr> {
+    let mut e = e.clone();
+    e.bind_params(params, last_id)?;
+    e.fold()?;
+    Ok(e)
+}
+
+fn limit_value(e: &Option<BExpr>, params: &[Datum], last_id: u64) -> SqlResult<Option<u64>> {
+    let Some(e) = e else { return Ok(None) };
+    match prepare_expr(e, params, last_id)? {
+        BExpr::Const(Datum::Int(v)) if v >= 0 => Ok(Some(v.unsigned_abs())),
+        BExpr::Const(Datum::UInt(v)) => Ok(Some(v)),
+        BExpr::Const(Datum::Bytes(b)) => String::from_utf8_lossy(&b)
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| SqlError::WrongArguments("LIMIT".into())),
+        _ => Err(SqlError::WrongArguments("LIMIT".into())),
+    }
+}
+
+/// A plan with parameters bound and constants folded, plus its access path.
+pub struct BoundSelect {
+    pub filter: Option<BExpr>,
+    pub access: Access,
+}
+
+/// Binds parameters into the filter and chooses the access path (used by EXPLAIN too).
+pub fn bind_filter(
+    table: Option<&Table>,
+    filter: &Option<BExpr>,
+    params: &[Datum],
+    last_id: u64,
+) -> SqlResult<BoundSelect> {
+    let filter = filter
+        .as_ref()
+        .map(|f| prepare_expr(f, params, last_id))
+        .transpose()?;
+    let access = match table {
+        Some(t) => access::choose(t, filter.as_ref()),
+        None => Access::FullScan,
+    };
+    Ok(BoundSelect { filter, access })
+}
+
+/// Executes a bound SELECT.
+pub fn execute(
+    plan: &SelectPlan,
+    ctx: &StmtCtx<'_>,
+    params: &[Datum],
+    last_id: u64,
+) -> SqlResult<StatementResult> {
+    let BoundSelect { filter, access } =
+        bind_filter(plan.table.as_deref(), &plan.filter, params, last_id)?;
+    let p = |e: &BExpr| prepare_expr(e, params, last_id);
+    let items = plan.items.iter().map(p).collect::<SqlResult<Vec<_>>>()?;
+    let order: Vec<(BExpr, bool)> = plan
+        .order_by
+        .iter()
+        .map(|(e, d)| Ok((p(e)?, *d)))
+        .collect::<SqlResult<_>>()?;
+    let group_by = plan.group_by.iter().map(p).collect::<SqlResult<Vec<_>>>()?;
+    let having = plan.having.as_ref().map(p).transpose()?;
+    let aggs: Vec<AggSpec> = plan
+        .aggs
+        .iter()
+        .map(|a| {
+            Ok(AggSpec {
+                func: a.func,
+                arg: a.arg.as_ref().map(p).transpose()?,
+                distinct: a.distinct,
+            })
+        })
+        .collect::<SqlResult<_>>()?;
+    let limit = limit_value(&plan.limit, params, last_id)?;
+    let offset = limit_value(&plan.offset, params, last_id)?.unwrap_or(0);
+    let early_stop = (!plan.aggregate && order.is_empty() && !plan.distinct)
+        .then(|| limit.map(|l| l.saturating_add(offset)))
+        .flatten();
+
+    // (output row, sort keys)
+    let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
+    let mut groups = Groups::new(&aggs);
+    let passes = |row: &[Datum]| -> SqlResult<bool> {
+        Ok(match &filter {
+            None => true,
+            Some(f) => value::truth(&f.eval(row, &[])?) == Some(true),
+        })
+    };
+    let mut visit = |row: Vec<Datum>| -> SqlResult<bool> {
+        if !passes(&row)? {
+            return Ok(true);
+        }
+        if plan.aggregate {
+            groups.add(&group_by, &aggs, row)?;
+            return Ok(true);
+        }
+        let vals = items
+            .iter()
+            .map(|e| e.eval(&row, &[]))
+            .collect::<SqlResult<Vec<_>>>()?;
+        let keys = order
+            .iter()
+            .map(|(e, _)| e.eval(&row, &[]))
+            .collect::<SqlResult<Vec<_>>>()?;
+        out.push((vals, keys));
+        Ok(early_stop.is_none_or(|n| (out.len() as u64) < n))
+    };
+    match &plan.table {
+        Some(t) => access::fetch(ctx, t, &access, &mut |_, row| visit(row))?,
+        None => {
+            visit(Vec::new())?;
+        }
+    }
+    if plan.aggregate {
+        let width = plan.table.as_ref().map_or(0, |t| t.types.len());
+        for (row, states) in groups.finish(group_by.is_empty(), width) {
+            let agg_vals: Vec<Datum> = states
+                .into_iter()
+                .map(AggState::result)
+                .collect::<SqlResult<_>>()?;
+            if let Some(h) = &having {
+                if value::truth(&h.eval(&row, &agg_vals)?) != Some(true) {
+                    continue;
+                }
+            }
+            let vals = items
+                .iter()
+                .map(|e| e.eval(&row, &agg_vals))
+                .collect::<SqlResult<Vec<_>>>()?;
+            let keys = order
+                .iter()
+                .map(|(e, _)| e.eval(&row, &agg_vals))
+                .collect::<SqlResult<Vec<_>>>()?;
+            out.push((vals, keys));
+        }
+    }
+    if plan.distinct {
+        let mut seen = std::collections::HashSet::new();
+        out.retain(|(vals, _)| {
+            let mut k = Vec::new();
+            vals.iter().for_each(|d| value::group_key(d, &mut k));
+            seen.insert(k)
+        });
+    }
+    if !order.is_empty() {
+        out.sort_by(|(_, a), (_, b)| {
+            for ((x, y), (_, desc)) in a.iter().zip(b).zip(&order) {
+                let o = value::sort_cmp(x, y);
+                if o != std::cmp::Ordering::Equal {
+                    return if *desc { o.reverse() } else { o };
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+    }
+    let rows: Vec<Vec<Datum>> = out
+        .into_iter()
+        .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+        .take(
+            limit
+                .and_then(|l| usize::try_from(l).ok())
+                .unwrap_or(usize::MAX),
+        )
+        .map(|(v, _)| v)
+        .collect();
+    Ok(StatementResult::Rows {
+        columns: plan.columns.clone(),
+        rows,
+    })
+}

@@ -1,0 +1,207 @@
+//! Transactions: rollback, statement atomicity, REPEATABLE READ, autocommit switching, and two
+//! sessions contending for the same rows (lock waits, deadlock → 1213 with full rollback).
+
+use super::*;
+use std::time::Duration;
+
+async fn two_sessions() -> (Arc<TestDb>, SqlSession, SqlSession) {
+    let db = TestDb::new();
+    let mut a = db.session().await;
+    let b = db.session().await;
+    db.ok(&mut a, SBTEST).await;
+    db.ok(
+        &mut a,
+        "INSERT INTO sbtest1 (id, k) VALUES (1, 1), (2, 2), (3, 3)",
+    )
+    .await;
+    (Arc::new(db), a, b)
+}
+
+#[tokio::test]
+async fn rollback_discards_and_commit_keeps() {
+    let (db, mut a, mut b) = two_sessions().await;
+    db.ok(&mut a, "BEGIN").await;
+    db.ok(&mut a, "UPDATE sbtest1 SET k = 100 WHERE id = 1")
+        .await;
+    db.ok(&mut a, "INSERT INTO sbtest1 (id, k) VALUES (10, 10)")
+        .await;
+    assert_eq!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 1").await,
+        vec![vec!["100"]]
+    );
+    assert_eq!(
+        db.rows(&mut b, "SELECT k FROM sbtest1 WHERE id = 1").await,
+        vec![vec!["1"]]
+    );
+    db.ok(&mut a, "ROLLBACK").await;
+    assert!(!a.in_transaction());
+    assert_eq!(
+        db.rows(&mut a, "SELECT COUNT(*), SUM(k) FROM sbtest1")
+            .await,
+        vec![vec!["3", "6"]]
+    );
+    db.ok(&mut a, "START TRANSACTION").await;
+    db.ok(&mut a, "DELETE FROM sbtest1 WHERE id = 3").await;
+    db.ok(&mut a, "BEGIN").await; // implicitly commits
+    db.ok(&mut a, "ROLLBACK").await;
+    assert_eq!(
+        db.rows(&mut b, "SELECT COUNT(*) FROM sbtest1").await,
+        vec![vec!["2"]]
+    );
+}
+
+#[tokio::test]
+async fn failed_statement_keeps_earlier_writes() {
+    let (db, mut a, _) = two_sessions().await;
+    db.ok(&mut a, "BEGIN").await;
+    db.ok(&mut a, "INSERT INTO sbtest1 (id, k) VALUES (20, 20)")
+        .await;
+    // The second row is a duplicate: the whole statement fails, including its first row.
+    let e = db
+        .err(
+            &mut a,
+            "INSERT INTO sbtest1 (id, k) VALUES (21, 21), (1, 1)",
+        )
+        .await;
+    assert_eq!(e.code(), 1062);
+    assert!(a.in_transaction());
+    db.ok(&mut a, "COMMIT").await;
+    assert_eq!(
+        db.rows(&mut a, "SELECT id FROM sbtest1 WHERE id >= 20")
+            .await,
+        vec![vec!["20"]]
+    );
+    // Multi-statement text stops at the first error.
+    let res = db.sql.execute(&mut a, "INSERT INTO sbtest1 (id) VALUES (30); INSERT INTO sbtest1 (id) VALUES (30); INSERT INTO sbtest1 (id) VALUES (31)").await;
+    assert_eq!(res.len(), 2);
+    assert!(res[0].is_ok() && res[1].is_err());
+    assert_eq!(
+        db.rows(&mut a, "SELECT COUNT(*) FROM sbtest1 WHERE id >= 30")
+            .await,
+        vec![vec!["1"]]
+    );
+}
+
+#[tokio::test]
+async fn repeatable_read_and_autocommit_switch() {
+    let (db, mut a, mut b) = two_sessions().await;
+    db.ok(&mut a, "BEGIN").await;
+    assert_eq!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 2").await,
+        vec![vec!["2"]]
+    );
+    db.ok(&mut b, "UPDATE sbtest1 SET k = 50 WHERE id = 2")
+        .await;
+    assert_eq!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 2").await,
+        vec![vec!["2"]],
+        "snapshot read"
+    );
+    // A locking write sees the latest committed version.
+    db.ok(&mut a, "UPDATE sbtest1 SET k = k + 1 WHERE id = 2")
+        .await;
+    assert_eq!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 2").await,
+        vec![vec!["51"]]
+    );
+    db.ok(&mut a, "COMMIT").await;
+
+    b.set_autocommit(false).await.unwrap();
+    db.ok(&mut b, "UPDATE sbtest1 SET k = 7 WHERE id = 3").await;
+    assert!(b.in_transaction());
+    assert_eq!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 3").await,
+        vec![vec!["3"]]
+    );
+    b.set_autocommit(true).await.unwrap();
+    assert!(!b.in_transaction());
+    assert_eq!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 3").await,
+        vec![vec!["7"]]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn delete_then_insert_of_same_id_waits_and_succeeds() {
+    let (db, mut a, mut b) = two_sessions().await;
+    db.ok(&mut a, "BEGIN").await;
+    db.ok(&mut a, "DELETE FROM sbtest1 WHERE id = 2").await;
+    let db2 = db.clone();
+    let waiter = tokio::spawn(async move {
+        db2.ok(&mut b, "BEGIN").await;
+        db2.ok(
+            &mut b,
+            "INSERT INTO sbtest1 (id, k, c, pad) VALUES (2, 22, 'c', 'pad')",
+        )
+        .await;
+        db2.ok(&mut b, "COMMIT").await;
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !waiter.is_finished(),
+        "the insert must wait for the deleting transaction's lock"
+    );
+    db.ok(
+        &mut a,
+        "INSERT INTO sbtest1 (id, k, c, pad) VALUES (2, 21, 'c', 'pad')",
+    )
+    .await;
+    db.ok(&mut a, "DELETE FROM sbtest1 WHERE id = 2").await;
+    db.ok(&mut a, "COMMIT").await;
+    waiter.await.unwrap();
+    assert_eq!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 2").await,
+        vec![vec!["22"]]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deadlock_rolls_back_one_and_the_other_commits() {
+    let (db, mut a, mut b) = two_sessions().await;
+    db.ok(&mut a, "BEGIN").await;
+    db.ok(&mut b, "BEGIN").await;
+    db.ok(&mut a, "UPDATE sbtest1 SET k = 10 WHERE id = 1")
+        .await;
+    db.ok(&mut b, "UPDATE sbtest1 SET k = 20 WHERE id = 2")
+        .await;
+    let db2 = db.clone();
+    let first = tokio::spawn(async move {
+        let r = db2
+            .sql
+            .execute(&mut a, "UPDATE sbtest1 SET k = 11 WHERE id = 2")
+            .await
+            .pop()
+            .unwrap();
+        (r, a)
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let r_b = db
+        .sql
+        .execute(&mut b, "UPDATE sbtest1 SET k = 21 WHERE id = 1")
+        .await
+        .pop()
+        .unwrap();
+    let (r_a, mut a) = first.await.unwrap();
+    let (winner, loser_err) = match (r_a, r_b) {
+        (Ok(_), Err(e)) => (&mut a, (e, b.in_transaction())),
+        (Err(e), Ok(_)) => (&mut b, (e, a.in_transaction())),
+        other => panic!("expected exactly one deadlock victim: {other:?}"),
+    };
+    assert_eq!(loser_err.0.code(), 1213);
+    assert!(
+        !loser_err.1,
+        "the victim's whole transaction is rolled back"
+    );
+    db.ok(winner, "COMMIT").await;
+    let rows = db
+        .rows(
+            &mut SqlSession::new(Some("sbtest".into())),
+            "SELECT k FROM sbtest1 WHERE id IN (1, 2) ORDER BY id",
+        )
+        .await;
+    // a wins: its two updates; b wins: its two updates.
+    assert!(
+        rows == vec![vec!["10"], vec!["11"]] || rows == vec![vec!["21"], vec!["20"]],
+        "{rows:?}"
+    );
+}
