@@ -354,13 +354,10 @@ pub async fn spop(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply>
     })
 }
 
-/// SRANDMEMBER key [count].
-pub fn srandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
-    let key = arg(args, 1)?;
-    if args.len() > 3 {
-        return Err(KvError::syntax());
-    }
-    let count = args.get(2).map(|c| parse_i64(c)).transpose()?;
+/// The count argument of SRANDMEMBER / ZRANDMEMBER as `(draws, distinct)`: none → one distinct
+/// member; positive → that many distinct members; negative → that many independent draws, capped
+/// at [`MAX_RANDOM_DRAWS`] because the reply is built in memory.
+pub fn random_draw_count(count: Option<i64>) -> KvResult<(u64, bool)> {
     if count == Some(i64::MIN) {
         return Err(KvError::command(format!(
             "ERR value is out of range, value must between {} and {}",
@@ -378,6 +375,17 @@ pub fn srandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
             i64::MAX
         )));
     }
+    Ok((n, distinct))
+}
+
+/// SRANDMEMBER key [count].
+pub fn srandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
+    let key = arg(args, 1)?;
+    if args.len() > 3 {
+        return Err(KvError::syntax());
+    }
+    let count = args.get(2).map(|c| parse_i64(c)).transpose()?;
+    let (n, distinct) = random_draw_count(count)?;
     let Some(meta) = read_typed(tx, db, key, KeyType::Set)? else {
         return Ok(match count {
             None => Reply::Null,

@@ -11,7 +11,7 @@
 
 use crate::args::{arg, is, parse_i64};
 use crate::cmd::sets::{
-    MAX_RANDOM_DRAWS, lock_typed, parse_positive_count, random_members, read_typed, scan_page,
+    lock_typed, parse_positive_count, random_draw_count, random_members, read_typed, scan_page,
     size_reply, store_collection,
 };
 use crate::error::{KvError, KvResult};
@@ -372,23 +372,7 @@ pub fn zrandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
         Some(_) => return Err(KvError::syntax()),
         None => false,
     };
-    if count == Some(i64::MIN) {
-        return Err(KvError::command(format!(
-            "ERR value is out of range, value must between {} and {}",
-            -i64::MAX,
-            i64::MAX
-        )));
-    }
-    let (n, distinct) = match count {
-        None => (1, true),
-        Some(c) => (c.unsigned_abs(), c >= 0),
-    };
-    if !distinct && n > MAX_RANDOM_DRAWS {
-        return Err(KvError::command(format!(
-            "ERR value is out of range, value must between -{MAX_RANDOM_DRAWS} and {}",
-            i64::MAX
-        )));
-    }
+    let (n, distinct) = random_draw_count(count)?;
     let Some(meta) = read_zset(tx, db, key)? else {
         return Ok(match count {
             None => Reply::Null,
