@@ -11,14 +11,24 @@
 //!   successful sync that started after `s` was appended.
 //! - A failed sync (or journal write) poisons the pipeline: every current and later waiter gets
 //!   [`StorageError::Poisoned`], `poisoned` is signalled once, nothing is retried.
+//!
+//! Batching: the LSM holds its journal lock during fdatasync, so committers that arrive during a
+//! sync queue up behind it. If the sync thread started the next sync as soon as the first of them
+//! had appended, it would lock the rest out again and each sync would cover one or two commits.
+//! So appends in progress are counted, and before a sync the thread lets every append already in
+//! progress finish (bounded by [`GATHER_LIMIT`]); a lone committer never waits for it.
 
 use crate::config::SyncPolicy;
 use crate::error::{Result, StorageError};
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Longest the sync thread waits for appends already in progress to join the next sync.
+const GATHER_LIMIT: Duration = Duration::from_micros(500);
 use tokio::sync::{oneshot, watch};
 
 /// Where the appended-but-not-yet-synced batches go (the LSM journal); a trait so that tests can
@@ -40,6 +50,7 @@ struct State {
 pub(crate) struct GroupCommit {
     policy: SyncPolicy,
     append_lock: Mutex<()>,
+    appends_in_progress: AtomicUsize,
     state: Mutex<State>,
     wake: Condvar,
     poisoned_tx: watch::Sender<bool>,
@@ -66,6 +77,7 @@ impl GroupCommit {
         let gc = Arc::new(Self {
             policy,
             append_lock: Mutex::new(()),
+            appends_in_progress: AtomicUsize::new(0),
             state: Mutex::new(State {
                 appended: 0,
                 synced: 0,
@@ -89,6 +101,13 @@ impl GroupCommit {
     /// Appends with `write` (which must put the batch into the journal) and returns the ticket
     /// for its durability. `write` runs under the append lock, so appends are totally ordered.
     pub(crate) fn append(&self, write: impl FnOnce() -> Result<()>) -> Result<Ticket> {
+        self.appends_in_progress.fetch_add(1, Ordering::SeqCst);
+        let result = self.append_counted(write);
+        self.appends_in_progress.fetch_sub(1, Ordering::SeqCst);
+        result
+    }
+
+    fn append_counted(&self, write: impl FnOnce() -> Result<()>) -> Result<Ticket> {
         let _order = self.append_lock.lock();
         {
             let st = self.state.lock();
@@ -159,9 +178,20 @@ impl GroupCommit {
         self.wake.notify_all();
     }
 
+    /// Lets appends already in progress finish so the next sync covers them too.
+    fn gather_appends(&self) {
+        let started = Instant::now();
+        while self.appends_in_progress.load(Ordering::SeqCst) > 0
+            && started.elapsed() < GATHER_LIMIT
+        {
+            std::thread::yield_now();
+        }
+    }
+
     fn run(&self, journal: &dyn Journal) {
         let interval = Duration::from_secs(1);
         loop {
+            self.gather_appends();
             let target = {
                 let mut st = self.state.lock();
                 loop {
