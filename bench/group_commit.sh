@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 DIR=${BENCH_DIR:-/var/tmp}
 cargo build --release -q -p orcinus-storage --example group_commit
 BIN=${CARGO_TARGET_DIR:-target}/release/examples/group_commit
-"$BIN" --dir "$DIR" --seconds "${SECONDS_PER_ROUND:-5}" --rounds "${ROUNDS:-3}" --committers 1,64
+"$BIN" --dir "$DIR" --seconds "${SECONDS_PER_ROUND:-5}" --rounds "${ROUNDS:-3}" --committers 1,64 --sync "${SYNC:-always}"
