@@ -345,6 +345,25 @@ impl Catalog {
         *cur = Arc::new(next);
     }
 
+    /// Writes `def` with the rest of `batch`, commits durably, then installs a snapshot derived
+    /// from `base` in which table `db.name` is `def`. The caller holds the DDL lock.
+    pub async fn commit_table(
+        &self,
+        base: &CatalogSnapshot,
+        mut batch: WriteBatch,
+        db: String,
+        name: String,
+        def: TableDef,
+    ) -> SqlResult<()> {
+        self.put_table(&mut batch, &def)?;
+        self.commit(batch).await?;
+        let table = self.table_from_def(def)?;
+        let mut next = base.clone();
+        next.dbs.entry(db).or_default().insert(name, table);
+        self.install(next);
+        Ok(())
+    }
+
     /// Forgets the counter of a dropped table id.
     pub fn forget_counter(&self, table_id: u32) {
         self.counters.lock().remove(&table_id);

@@ -577,12 +577,7 @@ pub async fn create_table(
     for (i, ix) in def.indexes.iter_mut().enumerate() {
         ix.id = first + 1 + u32::try_from(i).unwrap_or(0);
     }
-    catalog.put_table(&mut batch, &def)?;
-    catalog.commit(batch).await?;
-    let table = catalog.table_from_def(def)?;
-    let mut next = (*snap).clone();
-    next.dbs.entry(db).or_default().insert(name, table);
-    catalog.install(next);
+    catalog.commit_table(&snap, batch, db, name, def).await?;
     Ok(StatementResult::affected(0))
 }
 
@@ -648,14 +643,7 @@ pub async fn create_index(
         .cloned()
         .ok_or_else(|| SqlError::Internal("index vanished".into()))?;
     rowio::build_index(catalog, &def, &ix, &mut batch)?;
-    catalog.put_table(&mut batch, &def)?;
-    catalog.commit(batch).await?;
-    let mut next = (*snap).clone();
-    next.dbs
-        .entry(db)
-        .or_default()
-        .insert(tname, catalog.table_from_def(def)?);
-    catalog.install(next);
+    catalog.commit_table(&snap, batch, db, tname, def).await?;
     Ok(StatementResult::affected(0))
 }
 
@@ -689,14 +677,7 @@ pub async fn drop_index(
     }
     let mut batch = catalog.batch();
     catalog.delete_prefix(&mut batch, &key::index_prefix(ix.id))?;
-    catalog.put_table(&mut batch, &def)?;
-    catalog.commit(batch).await?;
-    let mut next = (*snap).clone();
-    next.dbs
-        .entry(db)
-        .or_default()
-        .insert(tname, catalog.table_from_def(def)?);
-    catalog.install(next);
+    catalog.commit_table(&snap, batch, db, tname, def).await?;
     Ok(StatementResult::affected(0))
 }
 
