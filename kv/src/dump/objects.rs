@@ -1,0 +1,249 @@
+//! Decoding of one RDB object (type byte and body) into a [`DumpValue`], for every RDB type
+//! Orcinus restores (the table in kv/FORMAT.md). Types it does not restore (modules,
+//! streams, the ziplist and zipmap encodings of Redis < 7, the pre-release field-expiry
+//! types 22 and 23) are `BadFormat`, as is anything malformed.
+//!
+//! Invariants: the object must use every byte of the body; a collection must not be empty
+//! and must not repeat a set member, hash field or zset member; a score must not be NaN; a
+//! field expiry must be ≤ 2^48 - 1 ms. Every count is checked against the bytes left
+//! (`Reader::count`) before a loop runs on it.
+
+use super::listpack::{intset_members, listpack_entries};
+use super::rdb_codec::{BadFormat, DecodeResult, Reader};
+use super::{DumpValue, HashField, MAX_FIELD_EXPIRE_MS, rdb_type as t};
+use crate::score::parse_float_opt;
+use bytes::Bytes;
+use std::collections::HashSet;
+
+/// Decodes the object `body` (type byte first) in full.
+pub fn decode_object(body: &[u8]) -> DecodeResult<DumpValue> {
+    let mut r = Reader::new(body);
+    let value = match r.byte()? {
+        t::STRING => DumpValue::String(Bytes::from(r.string()?)),
+        t::LIST => DumpValue::List(strings(&mut r)?),
+        t::SET => DumpValue::Set(strings(&mut r)?),
+        t::ZSET => DumpValue::Zset(zset_with_text_scores(&mut r)?),
+        t::HASH => DumpValue::Hash(hash_pairs(&mut r)?),
+        t::ZSET_2 => DumpValue::Zset(zset_with_binary_scores(&mut r)?),
+        t::SET_INTSET => DumpValue::Set(to_bytes(intset_members(&r.string()?)?)),
+        t::HASH_LISTPACK => DumpValue::Hash(hash_from_listpack(&r.string()?, false)?),
+        t::ZSET_LISTPACK => DumpValue::Zset(zset_from_listpack(&r.string()?)?),
+        t::LIST_QUICKLIST_2 => DumpValue::List(quicklist(&mut r)?),
+        t::SET_LISTPACK => DumpValue::Set(to_bytes(listpack_entries(&r.string()?)?)),
+        t::HASH_METADATA => DumpValue::Hash(hash_with_metadata(&mut r)?),
+        t::HASH_LISTPACK_EX => {
+            // The minimum field expiry comes first; the listpack carries absolute expiries.
+            r.u64_le()?;
+            DumpValue::Hash(hash_from_listpack(&r.string()?, true)?)
+        }
+        _ => return Err(BadFormat),
+    };
+    if r.remaining() != 0 {
+        return Err(BadFormat);
+    }
+    check(&value)?;
+    Ok(value)
+}
+
+/// Rejects empty collections, repeated members and (defensively) NaN scores.
+fn check(value: &DumpValue) -> DecodeResult<()> {
+    fn unique<'a>(names: impl ExactSizeIterator<Item = &'a Bytes>) -> DecodeResult<()> {
+        let n = names.len();
+        let distinct: HashSet<&Bytes> = names.collect();
+        if n == 0 || distinct.len() != n {
+            return Err(BadFormat);
+        }
+        Ok(())
+    }
+    match value {
+        DumpValue::String(_) => Ok(()),
+        DumpValue::List(items) if items.is_empty() => Err(BadFormat),
+        DumpValue::List(_) => Ok(()),
+        DumpValue::Set(items) => unique(items.iter()),
+        DumpValue::Hash(fields) => unique(fields.iter().map(|f| &f.field)),
+        DumpValue::Zset(entries) if entries.iter().any(|(_, s)| s.is_nan()) => Err(BadFormat),
+        DumpValue::Zset(entries) => unique(entries.iter().map(|(m, _)| m)),
+    }
+}
+
+fn to_bytes(items: Vec<Vec<u8>>) -> Vec<Bytes> {
+    items.into_iter().map(Bytes::from).collect()
+}
+
+fn strings(r: &mut Reader<'_>) -> DecodeResult<Vec<Bytes>> {
+    let n = r.count(1)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        out.push(Bytes::from(r.string()?));
+    }
+    Ok(out)
+}
+
+fn hash_pairs(r: &mut Reader<'_>) -> DecodeResult<Vec<HashField>> {
+    let n = r.count(2)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        out.push(HashField {
+            field: Bytes::from(r.string()?),
+            value: Bytes::from(r.string()?),
+            expire_at_ms: 0,
+        });
+    }
+    Ok(out)
+}
+
+/// Type 24: `min_expire u64 LE | count | (ttl length, field, value)*`, ttl 0 = none,
+/// otherwise the expiry is `min_expire + ttl - 1`.
+fn hash_with_metadata(r: &mut Reader<'_>) -> DecodeResult<Vec<HashField>> {
+    let min_expire = r.u64_le()?;
+    let n = r.count(3)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let ttl = r.length()?;
+        let expire_at_ms = match ttl {
+            0 => 0,
+            ttl => min_expire
+                .checked_add(ttl - 1)
+                .filter(|at| *at <= MAX_FIELD_EXPIRE_MS)
+                .ok_or(BadFormat)?,
+        };
+        out.push(HashField {
+            field: Bytes::from(r.string()?),
+            value: Bytes::from(r.string()?),
+            expire_at_ms,
+        });
+    }
+    Ok(out)
+}
+
+/// Types 16 (field, value pairs) and 25 (field, value, absolute expiry triples; 0 = none).
+fn hash_from_listpack(blob: &[u8], with_ttl: bool) -> DecodeResult<Vec<HashField>> {
+    let width = if with_ttl { 3 } else { 2 };
+    let entries = listpack_entries(blob)?;
+    if entries.len() % width != 0 {
+        return Err(BadFormat);
+    }
+    let mut out = Vec::new();
+    let mut it = entries.into_iter();
+    while let (Some(field), Some(value)) = (it.next(), it.next()) {
+        let expire_at_ms = if with_ttl {
+            let raw = it.next().ok_or(BadFormat)?;
+            std::str::from_utf8(&raw)
+                .ok()
+                .and_then(|s| s.parse::<u64>().ok())
+                .filter(|at| *at <= MAX_FIELD_EXPIRE_MS)
+                .ok_or(BadFormat)?
+        } else {
+            0
+        };
+        out.push(HashField {
+            field: Bytes::from(field),
+            value: Bytes::from(value),
+            expire_at_ms,
+        });
+    }
+    Ok(out)
+}
+
+fn score_text(raw: &[u8]) -> DecodeResult<f64> {
+    parse_float_opt(raw).ok_or(BadFormat)
+}
+
+/// Type 17: member, score pairs; a score is an integer entry or a float's text.
+fn zset_from_listpack(blob: &[u8]) -> DecodeResult<Vec<(Bytes, f64)>> {
+    let entries = listpack_entries(blob)?;
+    if entries.len() % 2 != 0 {
+        return Err(BadFormat);
+    }
+    let mut out = Vec::new();
+    let mut it = entries.into_iter();
+    while let (Some(member), Some(score)) = (it.next(), it.next()) {
+        out.push((Bytes::from(member), score_text(&score)?));
+    }
+    Ok(out)
+}
+
+/// Type 5: member string, then the score as f64 LE.
+fn zset_with_binary_scores(r: &mut Reader<'_>) -> DecodeResult<Vec<(Bytes, f64)>> {
+    let n = r.count(9)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let member = Bytes::from(r.string()?);
+        let score = f64::from_le_bytes(r.array()?);
+        out.push((member, score));
+    }
+    Ok(out)
+}
+
+/// Type 3: member string, then the score as Redis's `rdbSaveDoubleValue` text (a length
+/// byte, with 253 = NaN, 254 = +inf, 255 = -inf).
+fn zset_with_text_scores(r: &mut Reader<'_>) -> DecodeResult<Vec<(Bytes, f64)>> {
+    let n = r.count(2)?;
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let member = Bytes::from(r.string()?);
+        let score = match r.byte()? {
+            253 => return Err(BadFormat),
+            254 => f64::INFINITY,
+            255 => f64::NEG_INFINITY,
+            len => score_text(r.take(usize::from(len))?)?,
+        };
+        out.push((member, score));
+    }
+    Ok(out)
+}
+
+const QUICKLIST_NODE_PLAIN: u64 = 1;
+const QUICKLIST_NODE_PACKED: u64 = 2;
+
+/// Type 18: `node count | (container, blob)*`; a plain node is one element, a packed node a
+/// listpack of elements (an empty one is skipped, as Redis does).
+fn quicklist(r: &mut Reader<'_>) -> DecodeResult<Vec<Bytes>> {
+    let nodes = r.count(2)?;
+    let mut out = Vec::new();
+    for _ in 0..nodes {
+        let container = r.length()?;
+        let blob = r.string()?;
+        match container {
+            QUICKLIST_NODE_PLAIN => out.push(Bytes::from(blob)),
+            QUICKLIST_NODE_PACKED => out.extend(to_bytes(listpack_entries(&blob)?)),
+            _ => return Err(BadFormat),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rejects_empty_duplicate_and_unknown() {
+        assert_eq!(decode_object(&[t::SET, 0]), Err(BadFormat));
+        assert_eq!(decode_object(&[t::LIST, 0]), Err(BadFormat));
+        assert_eq!(
+            decode_object(&[t::SET, 2, 1, b'a', 1, b'a']),
+            Err(BadFormat)
+        );
+        assert_eq!(decode_object(&[t::HASH, 1, 1, b'f']), Err(BadFormat));
+        for unsupported in [6u8, 7, 9, 10, 12, 13, 14, 15, 19, 21, 22, 23, 26, 255] {
+            assert_eq!(decode_object(&[unsupported, 0]), Err(BadFormat));
+        }
+        let mut nan = vec![t::ZSET_2, 1, 1, b'm'];
+        nan.extend_from_slice(&f64::NAN.to_le_bytes());
+        assert_eq!(decode_object(&nan), Err(BadFormat));
+        assert_eq!(decode_object(&[t::ZSET, 1, 1, b'm', 253]), Err(BadFormat));
+    }
+
+    #[test]
+    fn old_text_scores_decode() {
+        let raw = [t::ZSET, 2, 1, b'a', 3, b'1', b'.', b'5', 1, b'b', 255];
+        assert_eq!(
+            decode_object(&raw).unwrap(),
+            DumpValue::Zset(vec![
+                (Bytes::from_static(b"a"), 1.5),
+                (Bytes::from_static(b"b"), f64::NEG_INFINITY)
+            ])
+        );
+    }
+}
