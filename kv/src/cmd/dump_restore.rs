@@ -171,8 +171,10 @@ pub async fn restore(
     let expire_at_ms = match ttl {
         0 => 0,
         at if opts.absttl => at,
+        // Expiries stay within i64 ms, like every other expiry (PEXPIRETIME answers an i64).
         relative => now
             .checked_add(relative)
+            .filter(|at| i64::try_from(*at).is_ok())
             .ok_or_else(|| KvError::command("ERR invalid expire time in 'restore' command"))?,
     };
     let value = drop_expired_fields(value, now);

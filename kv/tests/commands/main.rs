@@ -11,6 +11,8 @@
 
 mod bitmaps;
 mod connection;
+mod dump_restore;
+mod dump_vectors;
 mod generic;
 mod harness;
 mod hash_ttl;
