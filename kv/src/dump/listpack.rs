@@ -140,23 +140,25 @@ pub fn intset_members(blob: &[u8]) -> DecodeResult<Vec<Vec<u8>>> {
     Ok(members)
 }
 
+/// Builds a listpack of raw entries (encoding+data), adding backlens and the header.
+#[cfg(test)]
+pub(super) fn build_listpack(entries: &[&[u8]]) -> Vec<u8> {
+    let mut body = Vec::new();
+    for e in entries {
+        body.extend_from_slice(e);
+        body.extend_from_slice(&backlen_bytes(e.len()));
+    }
+    body.push(LP_EOF);
+    let mut out = ((body.len() + LP_HEADER) as u32).to_le_bytes().to_vec();
+    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
+    out.extend_from_slice(&body);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Builds a listpack of raw entries (encoding+data), adding backlens and the header.
-    fn listpack(entries: &[&[u8]]) -> Vec<u8> {
-        let mut body = Vec::new();
-        for e in entries {
-            body.extend_from_slice(e);
-            body.extend_from_slice(&backlen_bytes(e.len()));
-        }
-        body.push(LP_EOF);
-        let mut out = ((body.len() + LP_HEADER) as u32).to_le_bytes().to_vec();
-        out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-        out.extend_from_slice(&body);
-        out
-    }
+    use build_listpack as listpack;
 
     #[test]
     fn every_entry_encoding_decodes() {

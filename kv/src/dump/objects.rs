@@ -215,6 +215,7 @@ fn quicklist(r: &mut Reader<'_>) -> DecodeResult<Vec<Bytes>> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::listpack::build_listpack;
     use super::*;
 
     #[test]
@@ -233,6 +234,101 @@ mod tests {
         nan.extend_from_slice(&f64::NAN.to_le_bytes());
         assert_eq!(decode_object(&nan), Err(BadFormat));
         assert_eq!(decode_object(&[t::ZSET, 1, 1, b'm', 253]), Err(BadFormat));
+    }
+
+    fn with_blob(kind: u8, prefix: &[u8], blob: &[u8]) -> Vec<u8> {
+        let mut raw = vec![kind];
+        raw.extend_from_slice(prefix);
+        crate::dump::rdb_codec::put_string(&mut raw, blob);
+        raw
+    }
+
+    fn b(s: &[u8]) -> Bytes {
+        Bytes::copy_from_slice(s)
+    }
+
+    #[test]
+    fn set_listpack_and_hash_listpack_with_ttls() {
+        let lp = build_listpack(&[&[0x81, b'a'], &[7], &[0x80]]);
+        assert_eq!(
+            decode_object(&with_blob(t::SET_LISTPACK, &[], &lp)).unwrap(),
+            DumpValue::Set(vec![b(b"a"), b(b"7"), b(b"")])
+        );
+        // field, value, expiry (0 = none; 4102444800123 as a 64-bit int entry).
+        let at = 4_102_444_800_123_i64.to_le_bytes();
+        let expiry: Vec<u8> = [&[0xf4][..], &at].concat();
+        let lp = build_listpack(&[
+            &[0x81, b'f'],
+            &[0x81, b'v'],
+            &expiry,
+            &[0x81, b'g'],
+            &[1],
+            &[0],
+        ]);
+        let min = 4_102_444_800_123_u64.to_le_bytes();
+        assert_eq!(
+            decode_object(&with_blob(t::HASH_LISTPACK_EX, &min, &lp)).unwrap(),
+            DumpValue::Hash(vec![
+                HashField {
+                    field: b(b"f"),
+                    value: b(b"v"),
+                    expire_at_ms: 4_102_444_800_123
+                },
+                HashField {
+                    field: b(b"g"),
+                    value: b(b"1"),
+                    expire_at_ms: 0
+                },
+            ])
+        );
+        let odd = build_listpack(&[&[0x81, b'f'], &[0x81, b'v']]);
+        assert_eq!(
+            decode_object(&with_blob(t::HASH_LISTPACK_EX, &min, &odd)),
+            Err(BadFormat)
+        );
+        let negative = build_listpack(&[&[0x81, b'f'], &[0x81, b'v'], &[0xdf, 0xff]]);
+        assert_eq!(
+            decode_object(&with_blob(t::HASH_LISTPACK_EX, &min, &negative)),
+            Err(BadFormat)
+        );
+    }
+
+    #[test]
+    fn quicklist_plain_packed_and_empty_nodes() {
+        let lp = build_listpack(&[&[0x81, b'a'], &[0x81, b'b']]);
+        let empty = build_listpack(&[]);
+        let mut raw = vec![t::LIST_QUICKLIST_2, 3, 2];
+        crate::dump::rdb_codec::put_string(&mut raw, &lp);
+        raw.push(1);
+        crate::dump::rdb_codec::put_string(&mut raw, b"plain");
+        raw.push(2);
+        crate::dump::rdb_codec::put_string(&mut raw, &empty);
+        assert_eq!(
+            decode_object(&raw).unwrap(),
+            DumpValue::List(vec![b(b"a"), b(b"b"), b(b"plain")])
+        );
+        raw[2] = 3;
+        assert_eq!(decode_object(&raw), Err(BadFormat), "unknown container");
+        let only_empty = with_blob(t::LIST_QUICKLIST_2, &[1, 2], &empty);
+        assert_eq!(decode_object(&only_empty), Err(BadFormat), "empty list");
+    }
+
+    #[test]
+    fn field_expiry_bounds() {
+        // Type 24: min_expire 2^48 - 1, ttl 2 → one past the largest field expiry.
+        let mut raw = vec![t::HASH_METADATA];
+        raw.extend_from_slice(&MAX_FIELD_EXPIRE_MS.to_le_bytes());
+        raw.extend_from_slice(&[1, 2, 1, b'f', 1, b'v']);
+        assert_eq!(decode_object(&raw), Err(BadFormat));
+        raw[10] = 1;
+        assert_eq!(
+            decode_object(&raw).unwrap(),
+            DumpValue::Hash(vec![HashField {
+                field: b(b"f"),
+                value: b(b"v"),
+                expire_at_ms: MAX_FIELD_EXPIRE_MS
+            }])
+        );
     }
 
     #[test]
