@@ -1,12 +1,11 @@
 //! DUMP / RESTORE: round trips of every type (large and binary-safe ones too), TTL rules
 //! (0, relative, ABSTTL, past expiry), REPLACE / BUSYKEY, the IDLETIME / FREQ checks, bad
-//! checksums, versions and truncations, hash field TTLs, and a property test that mutated
-//! payloads are either restored or rejected with Redis's errors, never a crash.
+//! checksums, versions and truncations, hash field TTLs, blocked clients / WATCH / MULTI.
+//! The helpers here are shared with `dump_vectors` and `dump_fuzz`.
 
 use crate::harness::*;
-use orcinus_kv::Reply;
 use orcinus_kv::dump::{RDB_VERSION, rdb_codec::crc64};
-use proptest::prelude::*;
+use orcinus_kv::{Bytes, Reply};
 
 pub const BUSYKEY: &str = "BUSYKEY Target key name already exists.";
 pub const BAD_PAYLOAD: &str = "ERR DUMP payload version or checksum are wrong";
@@ -73,7 +72,7 @@ pub async fn restore(
 }
 
 /// Replaces the trailer of `payload` with `version` and a correct CRC.
-fn with_trailer(body: &[u8], version: u16) -> Vec<u8> {
+pub fn with_trailer(body: &[u8], version: u16) -> Vec<u8> {
     let mut out = body.to_vec();
     out.extend_from_slice(&version.to_le_bytes());
     let crc = crc64(&out);
@@ -81,7 +80,7 @@ fn with_trailer(body: &[u8], version: u16) -> Vec<u8> {
     out
 }
 
-fn body(payload: &[u8]) -> &[u8] {
+pub fn body(payload: &[u8]) -> &[u8] {
     &payload[..payload.len() - 10]
 }
 
@@ -366,115 +365,32 @@ async fn hash_field_ttls_are_carried() {
     assert_eq!(h.run("DUMP short").await, null(), "all fields expired");
 }
 
-#[derive(Debug, Clone)]
-enum Mutation {
-    Truncate(usize),
-    FlipBit(usize, u8),
-    Insert(usize, Vec<u8>),
-    Replace(usize, Vec<u8>),
-}
-
-fn mutation() -> impl Strategy<Value = Mutation> {
-    let bytes = proptest::collection::vec(any::<u8>(), 1..12);
-    prop_oneof![
-        any::<usize>().prop_map(Mutation::Truncate),
-        (any::<usize>(), 0u8..8).prop_map(|(i, b)| Mutation::FlipBit(i, b)),
-        (any::<usize>(), bytes.clone()).prop_map(|(i, b)| Mutation::Insert(i, b)),
-        (any::<usize>(), bytes).prop_map(|(i, b)| Mutation::Replace(i, b)),
-    ]
-}
-
-fn apply(body: &mut Vec<u8>, m: &Mutation) {
-    let at = |i: usize, len: usize| if len == 0 { 0 } else { i % len };
-    match m {
-        Mutation::Truncate(i) => body.truncate(at(*i, body.len())),
-        Mutation::FlipBit(i, b) if !body.is_empty() => {
-            let i = at(*i, body.len());
-            body[i] ^= 1 << b;
-        }
-        Mutation::FlipBit(..) => {}
-        Mutation::Insert(i, bytes) => {
-            let i = at(*i, body.len() + 1);
-            body.splice(i..i, bytes.iter().copied());
-        }
-        Mutation::Replace(i, bytes) => {
-            let i = at(*i, body.len());
-            for (j, b) in bytes.iter().enumerate() {
-                if let Some(slot) = body.get_mut(i + j) {
-                    *slot = *b;
-                }
-            }
-        }
+#[tokio::test]
+async fn restore_wakes_blocked_clients_and_touches_watched_keys() {
+    let mut h = Harness::new();
+    h.run("RPUSH src a b").await;
+    let payload = dump(&mut h, "src").await;
+    let server = h.server.clone();
+    let mut other = h.new_session();
+    let waiter = tokio::spawn(async move { run_in(&server, &mut other, "BLPOP q 0").await });
+    while h.server.blocked_clients() == 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
-    /// Mutated bodies get a valid trailer (so they reach the object decoder) or keep the old
-    /// one: RESTORE answers OK or one of Redis's two payload errors, and a restored key can
-    /// be read and dumped again.
-    #[test]
-    fn mutated_payloads_never_crash(
-        which in 0usize..super::dump_vectors::VECTOR_COUNT,
-        mutations in proptest::collection::vec(mutation(), 1..4),
-        fix_crc in any::<bool>(),
-    ) {
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        runtime.block_on(async {
-            let mut h = Harness::new();
-            let (_, payload) = super::dump_vectors::vector(which);
-            let mut mutated = body(&payload).to_vec();
-            for m in &mutations {
-                apply(&mut mutated, m);
-            }
-            let payload = if fix_crc {
-                with_trailer(&mutated, 10)
-            } else {
-                [mutated.as_slice(), &payload[payload.len() - 10..]].concat()
-            };
-            let reply = restore(&mut h, "k", "0", &payload, &["REPLACE"]).await;
-            assert!(
-                reply == ok() || reply == err(BAD_PAYLOAD) || reply == err(BAD_FORMAT),
-                "{reply:?}"
-            );
-            // (OK without a key: a hash whose field TTLs have all passed.)
-            if reply == ok() && h.run("EXISTS k").await == int(1) {
-                let again = dump(&mut h, "k").await;
-                assert_eq!(restore(&mut h, "k2", "0", &again, &[]).await, ok());
-                assert_eq!(snapshot(&mut h, "k2").await, snapshot(&mut h, "k").await);
-            }
-        });
-    }
-
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
-    /// The same mutations straight at the decoder (no engine), many more of them: an error
-    /// or a value that encodes and decodes back to itself.
-    #[test]
-    fn decoder_survives_mutations(
-        which in 0usize..super::dump_vectors::VECTOR_COUNT,
-        mutations in proptest::collection::vec(mutation(), 1..6),
-    ) {
-        let (_, payload) = super::dump_vectors::vector(which);
-        let mut mutated = body(&payload).to_vec();
-        for m in &mutations {
-            apply(&mut mutated, m);
-        }
-        if let Ok(value) = orcinus_kv::dump::decode(&with_trailer(&mutated, 10)) {
-            let again = orcinus_kv::dump::encode(&value);
-            prop_assert_eq!(orcinus_kv::dump::decode(&again), Ok(value));
-        }
-    }
-
-    #[test]
-    fn random_bytes_are_rejected_or_restored(raw in proptest::collection::vec(any::<u8>(), 0..64)) {
-        for payload in [raw.clone(), with_trailer(&raw, 11)] {
-            if let Ok(value) = orcinus_kv::dump::decode(&payload) {
-                let again = orcinus_kv::dump::encode(&value);
-                prop_assert_eq!(orcinus_kv::dump::decode(&again), Ok(value));
-            }
-        }
-    }
+    assert_eq!(restore(&mut h, "q", "0", &payload, &[]).await, ok());
+    assert_eq!(waiter.await.unwrap(), array(&["q", "a"]));
+    assert_eq!(h.run("LRANGE q 0 -1").await, array(&["b"]));
+    // A RESTORE by another client aborts a transaction watching the key.
+    assert_eq!(h.run("WATCH w").await, ok());
+    let mut other = h.new_session();
+    let mut args = vec![Bytes::from("RESTORE"), Bytes::from("w"), Bytes::from("0")];
+    args.push(Bytes::from(payload.clone()));
+    assert_eq!(h.server.execute(&mut other, args).await, ok());
+    h.run("MULTI").await;
+    h.run("GET w").await;
+    assert_eq!(h.run("EXEC").await, Reply::NullArray);
+    // Inside MULTI it queues and runs in EXEC's transaction.
+    h.run("MULTI").await;
+    h.raw(&[b"RESTORE", b"m", b"0", &payload]).await;
+    assert_eq!(h.run("EXEC").await, Reply::Array(vec![ok()]));
+    assert_eq!(h.run("LLEN m").await, int(2));
 }
