@@ -197,13 +197,17 @@ const QUICKLIST_NODE_PLAIN: u64 = 1;
 const QUICKLIST_NODE_PACKED: u64 = 2;
 
 /// Type 18: `node count | (container, blob)*`; a plain node is one element, a packed node a
-/// listpack of elements (an empty one is skipped, as Redis does).
+/// listpack of elements (a listpack without entries is skipped, a zero-length blob is
+/// malformed, as in Redis).
 fn quicklist(r: &mut Reader<'_>) -> DecodeResult<Vec<Bytes>> {
     let nodes = r.count(2)?;
     let mut out = Vec::new();
     for _ in 0..nodes {
         let container = r.length()?;
         let blob = r.string()?;
+        if blob.is_empty() {
+            return Err(BadFormat);
+        }
         match container {
             QUICKLIST_NODE_PLAIN => out.push(Bytes::from(blob)),
             QUICKLIST_NODE_PACKED => out.extend(to_bytes(listpack_entries(&blob)?)),
@@ -309,6 +313,8 @@ mod tests {
         );
         raw[2] = 3;
         assert_eq!(decode_object(&raw), Err(BadFormat), "unknown container");
+        let empty_plain = with_blob(t::LIST_QUICKLIST_2, &[1, 1], b"");
+        assert_eq!(decode_object(&empty_plain), Err(BadFormat), "empty blob");
         let only_empty = with_blob(t::LIST_QUICKLIST_2, &[1, 2], &empty);
         assert_eq!(decode_object(&only_empty), Err(BadFormat), "empty list");
     }
