@@ -2,8 +2,9 @@
 //! DUMP format, `RDB object type | RDB object | RDB version u16 LE | CRC-64 u64 LE`, the CRC
 //! covering every byte before it. [`encode`] writes the plain RDB encodings (string 0, list
 //! 1, set 2, hash 4, zset 5; a hash with field TTLs: 24, Redis 7.4's `HASH_METADATA`) so
-//! real Redis can restore them; [`decode`] also reads what real Redis 7.x writes for small
-//! collections (intset 11, listpacks 16, 17, 20, quicklist 18, hash listpack with TTLs 25).
+//! real Redis can restore them; [`decode`] also reads what real Redis writes for small
+//! collections: Redis 7.x (intset 11, listpacks 16, 17, 20, quicklist 18, hash listpack with
+//! TTLs 25) and Redis ≤ 6.2 (ziplists 10, 12, 13, ziplist quicklist 14).
 //!
 //! Invariants: [`decode`] checks the trailer first (RDB version ≤ [`RDB_VERSION_MAX`], CRC)
 //! and then requires the object to use every byte before it; it returns a value only if the
@@ -14,6 +15,7 @@
 mod listpack;
 mod objects;
 pub mod rdb_codec;
+mod ziplist;
 
 use bytes::Bytes;
 use rdb_codec::{crc64, put_length, put_string};
@@ -41,8 +43,16 @@ pub mod rdb_type {
     pub const HASH: u8 = 4;
     /// A sorted set with binary (f64 LE) scores.
     pub const ZSET_2: u8 = 5;
+    /// A list as one ziplist (Redis < 3.2).
+    pub const LIST_ZIPLIST: u8 = 10;
     /// A set of integers (intset blob).
     pub const SET_INTSET: u8 = 11;
+    /// A sorted set as one ziplist of member, score pairs (Redis ≤ 6.2).
+    pub const ZSET_ZIPLIST: u8 = 12;
+    /// A hash as one ziplist of field, value pairs (Redis ≤ 6.2).
+    pub const HASH_ZIPLIST: u8 = 13;
+    /// A list as quicklist nodes, each a ziplist (Redis 3.2 – 6.2).
+    pub const LIST_QUICKLIST: u8 = 14;
     /// A hash as one listpack of field, value pairs.
     pub const HASH_LISTPACK: u8 = 16;
     /// A sorted set as one listpack of member, score pairs.

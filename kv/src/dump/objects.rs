@@ -1,7 +1,7 @@
 //! Decoding of one RDB object (type byte and body) into a [`DumpValue`], for every RDB type
 //! Orcinus restores (the table in kv/FORMAT.md). Types it does not restore (modules,
-//! streams, the ziplist and zipmap encodings of Redis < 7, the pre-release field-expiry
-//! types 22 and 23) are `BadFormat`, as is anything malformed.
+//! streams, Redis 2.4's zipmap, the pre-release field-expiry types 22 and 23) are
+//! `BadFormat`, as is anything malformed.
 //!
 //! Invariants: the object must use every byte of the body; a collection must not be empty
 //! and must not repeat a set member, hash field or zset member; a score must not be NaN; a
@@ -10,6 +10,7 @@
 
 use super::listpack::{intset_members, listpack_entries};
 use super::rdb_codec::{BadFormat, DecodeResult, Reader};
+use super::ziplist::ziplist_entries;
 use super::{DumpValue, HashField, MAX_FIELD_EXPIRE_MS, rdb_type as t};
 use crate::score::parse_float_opt;
 use bytes::Bytes;
@@ -25,10 +26,14 @@ pub fn decode_object(body: &[u8]) -> DecodeResult<DumpValue> {
         t::ZSET => DumpValue::Zset(zset_with_text_scores(&mut r)?),
         t::HASH => DumpValue::Hash(hash_pairs(&mut r)?),
         t::ZSET_2 => DumpValue::Zset(zset_with_binary_scores(&mut r)?),
+        t::LIST_ZIPLIST => DumpValue::List(to_bytes(ziplist_entries(&r.string()?)?)),
         t::SET_INTSET => DumpValue::Set(to_bytes(intset_members(&r.string()?)?)),
+        t::ZSET_ZIPLIST => DumpValue::Zset(zset_pairs(ziplist_entries(&r.string()?)?)?),
+        t::HASH_ZIPLIST => DumpValue::Hash(hash_triples(ziplist_entries(&r.string()?)?, false)?),
+        t::LIST_QUICKLIST => DumpValue::List(quicklist(&mut r, false)?),
         t::HASH_LISTPACK => DumpValue::Hash(hash_from_listpack(&r.string()?, false)?),
-        t::ZSET_LISTPACK => DumpValue::Zset(zset_from_listpack(&r.string()?)?),
-        t::LIST_QUICKLIST_2 => DumpValue::List(quicklist(&mut r)?),
+        t::ZSET_LISTPACK => DumpValue::Zset(zset_pairs(listpack_entries(&r.string()?)?)?),
+        t::LIST_QUICKLIST_2 => DumpValue::List(quicklist(&mut r, true)?),
         t::SET_LISTPACK => DumpValue::Set(to_bytes(listpack_entries(&r.string()?)?)),
         t::HASH_METADATA => DumpValue::Hash(hash_with_metadata(&mut r)?),
         t::HASH_LISTPACK_EX => {
@@ -118,8 +123,12 @@ fn hash_with_metadata(r: &mut Reader<'_>) -> DecodeResult<Vec<HashField>> {
 
 /// Types 16 (field, value pairs) and 25 (field, value, absolute expiry triples; 0 = none).
 fn hash_from_listpack(blob: &[u8], with_ttl: bool) -> DecodeResult<Vec<HashField>> {
+    hash_triples(listpack_entries(blob)?, with_ttl)
+}
+
+/// Field, value pairs (or field, value, expiry triples) of a listpack or ziplist.
+fn hash_triples(entries: Vec<Vec<u8>>, with_ttl: bool) -> DecodeResult<Vec<HashField>> {
     let width = if with_ttl { 3 } else { 2 };
-    let entries = listpack_entries(blob)?;
     if entries.len() % width != 0 {
         return Err(BadFormat);
     }
@@ -149,9 +158,9 @@ fn score_text(raw: &[u8]) -> DecodeResult<f64> {
     parse_float_opt(raw).ok_or(BadFormat)
 }
 
-/// Type 17: member, score pairs; a score is an integer entry or a float's text.
-fn zset_from_listpack(blob: &[u8]) -> DecodeResult<Vec<(Bytes, f64)>> {
-    let entries = listpack_entries(blob)?;
+/// Types 17 and 12: member, score pairs of a listpack or ziplist; a score is an integer
+/// entry or a float's text.
+fn zset_pairs(entries: Vec<Vec<u8>>) -> DecodeResult<Vec<(Bytes, f64)>> {
     if entries.len() % 2 != 0 {
         return Err(BadFormat);
     }
@@ -195,15 +204,21 @@ fn zset_with_text_scores(r: &mut Reader<'_>) -> DecodeResult<Vec<(Bytes, f64)>> 
 
 const QUICKLIST_NODE_PLAIN: u64 = 1;
 const QUICKLIST_NODE_PACKED: u64 = 2;
+/// Not a container value of the format: marks the ziplist nodes of type 14.
+const QUICKLIST_NODE_ZIPLIST: u64 = u64::MAX;
 
 /// Type 18: `node count | (container, blob)*`; a plain node is one element, a packed node a
-/// listpack of elements (a listpack without entries is skipped, a zero-length blob is
-/// malformed, as in Redis).
-fn quicklist(r: &mut Reader<'_>) -> DecodeResult<Vec<Bytes>> {
-    let nodes = r.count(2)?;
+/// listpack of elements. Type 14 (Redis ≤ 6.2): `node count | blob*`, every blob a ziplist.
+/// A node without entries is skipped, a zero-length blob is malformed, as in Redis.
+fn quicklist(r: &mut Reader<'_>, version_2: bool) -> DecodeResult<Vec<Bytes>> {
+    let nodes = r.count(if version_2 { 2 } else { 1 })?;
     let mut out = Vec::new();
     for _ in 0..nodes {
-        let container = r.length()?;
+        let container = if version_2 {
+            r.length()?
+        } else {
+            QUICKLIST_NODE_ZIPLIST
+        };
         let blob = r.string()?;
         if blob.is_empty() {
             return Err(BadFormat);
@@ -211,6 +226,7 @@ fn quicklist(r: &mut Reader<'_>) -> DecodeResult<Vec<Bytes>> {
         match container {
             QUICKLIST_NODE_PLAIN => out.push(Bytes::from(blob)),
             QUICKLIST_NODE_PACKED => out.extend(to_bytes(listpack_entries(&blob)?)),
+            QUICKLIST_NODE_ZIPLIST => out.extend(to_bytes(ziplist_entries(&blob)?)),
             _ => return Err(BadFormat),
         }
     }
@@ -220,6 +236,7 @@ fn quicklist(r: &mut Reader<'_>) -> DecodeResult<Vec<Bytes>> {
 #[cfg(test)]
 mod tests {
     use super::super::listpack::build_listpack;
+    use super::super::ziplist::build_ziplist;
     use super::*;
 
     #[test]
@@ -231,7 +248,7 @@ mod tests {
             Err(BadFormat)
         );
         assert_eq!(decode_object(&[t::HASH, 1, 1, b'f']), Err(BadFormat));
-        for unsupported in [6u8, 7, 9, 10, 12, 13, 14, 15, 19, 21, 22, 23, 26, 255] {
+        for unsupported in [6u8, 7, 8, 9, 15, 19, 21, 22, 23, 26, 255] {
             assert_eq!(decode_object(&[unsupported, 0]), Err(BadFormat));
         }
         let mut nan = vec![t::ZSET_2, 1, 1, b'm'];
@@ -317,6 +334,55 @@ mod tests {
         assert_eq!(decode_object(&empty_plain), Err(BadFormat), "empty blob");
         let only_empty = with_blob(t::LIST_QUICKLIST_2, &[1, 2], &empty);
         assert_eq!(decode_object(&only_empty), Err(BadFormat), "empty list");
+    }
+
+    #[test]
+    fn redis_6_ziplist_types() {
+        let zl = build_ziplist(&[&[0x01, b'f'], &[0x01, b'v'], &[0x01, b'n'], &[0xf3]]);
+        assert_eq!(
+            decode_object(&with_blob(t::HASH_ZIPLIST, &[], &zl)).unwrap(),
+            DumpValue::Hash(vec![
+                HashField {
+                    field: b(b"f"),
+                    value: b(b"v"),
+                    expire_at_ms: 0
+                },
+                HashField {
+                    field: b(b"n"),
+                    value: b(b"2"),
+                    expire_at_ms: 0
+                },
+            ])
+        );
+        let dup = build_ziplist(&[&[0x01, b'f'], &[0x01, b'v'], &[0x01, b'f'], &[0xf3]]);
+        assert_eq!(
+            decode_object(&with_blob(t::HASH_ZIPLIST, &[], &dup)),
+            Err(BadFormat)
+        );
+        let zl = build_ziplist(&[
+            &[0x01, b'a'],
+            &[0xfe, 0xfd],
+            &[0x01, b'b'],
+            &[0x03, b'2', b'.', b'5'],
+        ]);
+        assert_eq!(
+            decode_object(&with_blob(t::ZSET_ZIPLIST, &[], &zl)).unwrap(),
+            DumpValue::Zset(vec![(b(b"a"), -3.0), (b(b"b"), 2.5)])
+        );
+        let zl = build_ziplist(&[&[0x01, b'x'], &[0xf1]]);
+        assert_eq!(
+            decode_object(&with_blob(t::LIST_ZIPLIST, &[], &zl)).unwrap(),
+            DumpValue::List(vec![b(b"x"), b(b"0")])
+        );
+        // Type 14: nodes without a container byte; an empty ziplist node is skipped.
+        let mut raw = vec![t::LIST_QUICKLIST, 3];
+        crate::dump::rdb_codec::put_string(&mut raw, &zl);
+        crate::dump::rdb_codec::put_string(&mut raw, &build_ziplist(&[]));
+        crate::dump::rdb_codec::put_string(&mut raw, &build_ziplist(&[&[0x01, b'y']]));
+        assert_eq!(
+            decode_object(&raw).unwrap(),
+            DumpValue::List(vec![b(b"x"), b(b"0"), b(b"y")])
+        );
     }
 
     #[test]
