@@ -129,7 +129,7 @@ fn hash_from_listpack(blob: &[u8], with_ttl: bool) -> DecodeResult<Vec<HashField
 /// Field, value pairs (or field, value, expiry triples) of a listpack or ziplist.
 fn hash_triples(entries: Vec<Vec<u8>>, with_ttl: bool) -> DecodeResult<Vec<HashField>> {
     let width = if with_ttl { 3 } else { 2 };
-    if entries.len() % width != 0 {
+    if !entries.len().is_multiple_of(width) {
         return Err(BadFormat);
     }
     let mut out = Vec::new();
@@ -161,7 +161,7 @@ fn score_text(raw: &[u8]) -> DecodeResult<f64> {
 /// Types 17 and 12: member, score pairs of a listpack or ziplist; a score is an integer
 /// entry or a float's text.
 fn zset_pairs(entries: Vec<Vec<u8>>) -> DecodeResult<Vec<(Bytes, f64)>> {
-    if entries.len() % 2 != 0 {
+    if !entries.len().is_multiple_of(2) {
         return Err(BadFormat);
     }
     let mut out = Vec::new();
