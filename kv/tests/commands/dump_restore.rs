@@ -319,12 +319,56 @@ async fn bad_payloads_are_rejected() {
         );
     }
     assert_eq!(h.run("EXISTS k").await, int(0));
+    // A bad payload with REPLACE leaves the old key alone.
+    let mut bad = good.clone();
+    bad[n - 1] ^= 1;
+    assert_eq!(
+        restore(&mut h, "l", "0", &bad, &["REPLACE"]).await,
+        err(BAD_PAYLOAD)
+    );
+    assert_eq!(h.run("LRANGE l 0 -1").await, array(&["a", "b", "c"]));
     // Versions up to 12 (Redis 7.4) are accepted.
     for version in [1, 10, 12] {
         let p = with_trailer(body(&good), version);
         assert_eq!(restore(&mut h, "k", "0", &p, &["REPLACE"]).await, ok());
     }
     assert_eq!(h.run("LRANGE k 0 -1").await, array(&["a", "b", "c"]));
+}
+
+#[tokio::test]
+async fn lzf_strings_are_bounded_by_proto_max_bulk_len() {
+    let config = orcinus_kv::KvConfig {
+        proto_max_bulk_len: 2000,
+        ..orcinus_kv::KvConfig::default()
+    };
+    let mut h = Harness::with_config(config);
+    // LZF: the literal "a", then n back references of 264 bytes each to the byte before.
+    let lzf = |n: usize| {
+        let mut data = vec![0, b'a'];
+        for _ in 0..n {
+            data.extend_from_slice(&[0xe0, 255, 0]);
+        }
+        let len = 1 + 264 * n;
+        let mut body = vec![
+            0,
+            0xc3,
+            data.len() as u8,
+            0x40 | (len >> 8) as u8,
+            len as u8,
+        ];
+        body.extend_from_slice(&data);
+        (with_trailer(&body, RDB_VERSION), len)
+    };
+    let (fits, len) = lzf(7);
+    assert_eq!(restore(&mut h, "k", "0", &fits, &[]).await, ok());
+    assert_eq!(h.run("STRLEN k").await, int(len as i64));
+    assert_eq!(h.run("GET k").await, bulk(&"a".repeat(len)));
+    let (too_long, _) = lzf(8);
+    assert_eq!(
+        restore(&mut h, "k2", "0", &too_long, &[]).await,
+        err("ERR string exceeds maximum allowed size (proto-max-bulk-len)")
+    );
+    assert_eq!(h.run("EXISTS k2").await, int(0));
 }
 
 #[tokio::test]
