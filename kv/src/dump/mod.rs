@@ -20,8 +20,9 @@ mod ziplist;
 use bytes::Bytes;
 use rdb_codec::{crc64, put_length, put_string};
 
-/// RDB version written in the trailer (Redis 7.2).
-pub const RDB_VERSION: u16 = 11;
+/// RDB version written in the trailer: 10 (Redis 7.0), the oldest version that knows every
+/// object type DUMP writes, so Redis 7.0, 7.2 and 7.4 all accept our payloads.
+pub const RDB_VERSION: u16 = 10;
 /// RDB version written for a hash with field TTLs (Redis 7.4, the first with field expiry).
 pub const RDB_VERSION_FIELD_TTL: u16 = 12;
 /// Highest RDB version RESTORE accepts (Redis 7.4).
@@ -239,8 +240,8 @@ mod tests {
     fn trailer_is_checked_before_the_object() {
         let payload = encode(&DumpValue::String(b("v")));
         let n = payload.len();
-        // Real Redis: "\x00\x01v" + version 11 + CRC.
-        assert_eq!(payload[..5], [0, 1, b'v', 11, 0]);
+        // Real Redis 7.0: "\x00\x01v" + version 10 + CRC.
+        assert_eq!(payload[..5], [0, 1, b'v', 10, 0]);
         let mut bad_crc = payload.clone();
         bad_crc[n - 1] ^= 1;
         assert_eq!(decode(&bad_crc), Err(DumpError::VersionOrChecksum));
