@@ -40,6 +40,8 @@ pub enum CommandId {
     Setbit, Getbit, Bitcount, Bitpos, Bitop,
     // more sorted-set commands
     Zunion, Zinter, Zdiff, Zdiffstore, Zrandmember, Zrangestore,
+    // serialization (generic)
+    Dump, Restore,
 }
 
 /// Command flags (their COMMAND INFO names).
@@ -430,6 +432,8 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("zdiffstore", C::Zdiffstore, -4, [W, D], 1, 1, 1, "sorted-set", "6.2.0", "Stores the difference of multiple sorted sets in a key."),
     cmd!("zrandmember", C::Zrandmember, -2, [R], 1, 1, 1, "sorted-set", "6.2.0", "Returns one or more random members from a sorted set."),
     cmd!("zrangestore", C::Zrangestore, -5, [W, D], 1, 2, 1, "sorted-set", "6.2.0", "Stores a range of members from sorted set in a key."),
+    cmd!("dump", C::Dump, 2, [R], 1, 1, 1, "generic", "2.6.0", "Returns a serialized representation of the value stored at a key."),
+    cmd!("restore", C::Restore, -4, [W, D], 1, 1, 1, "generic", "2.6.0", "Creates a key from the serialized representation of a value."),
 ];
 
 /// True if `args` names a command that may block its client (BLPOP …): the connection then

@@ -333,6 +333,8 @@ impl KvServer {
             C::Zdiffstore => zst::zset_op(tx, db, args, zst::ZsetOp::Diff, true).await,
             C::Zrandmember => z::zrandmember(tx, db, args),
             C::Zrangestore => zst::zrangestore(tx, db, args).await,
+            C::Dump => cmd::dump_restore::dump(tx, db, args),
+            C::Restore => cmd::dump_restore::restore(tx, db, args, max).await,
             other => Err(KvError::command(format!(
                 "ERR internal error: {other:?} is not a data command"
             ))),

@@ -13,6 +13,7 @@ pub mod clock;
 pub mod cmd;
 pub mod command_table;
 mod dispatch;
+pub mod dump;
 pub mod error;
 pub mod format;
 pub mod glob;

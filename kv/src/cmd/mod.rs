@@ -3,6 +3,7 @@
 
 pub mod bitmaps;
 pub mod connection;
+pub mod dump_restore;
 pub mod generic;
 pub mod hash_ttl;
 pub mod hashes;

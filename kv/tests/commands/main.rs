@@ -11,6 +11,9 @@
 
 mod bitmaps;
 mod connection;
+mod dump_fuzz;
+mod dump_restore;
+mod dump_vectors;
 mod generic;
 mod harness;
 mod hash_ttl;
