@@ -2,14 +2,13 @@
 //!
 //! Invariants: it answers only what session state determines (system variables, the current
 //! user, the connection id, `SET` of session variables, `SHOW WARNINGS` of a session that never
-//! raises warnings) and rejects every other statement with `NotSupportedYet` naming it. It has
+//! raises warnings) and rejects every other statement with `NotSupported` naming it. It has
 //! no databases, so selecting one fails with `UnknownDatabase`, and no statement can be
 //! prepared (1295, which sysbench treats as "use text queries"). Its one account is `root`
 //! with no password.
 
 use super::column::{ColumnDef, ColumnFlags, ColumnType};
 use super::credentials::{Account, Credentials};
-use super::error::{SqlError, SqlResult};
 use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
@@ -19,6 +18,7 @@ use super::sql_text::split_statements;
 use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
 use super::value::Value;
 use super::variables::{SessionVariables, VariableDefaults, VariableValue};
+use crate::error::{SqlError, SqlResult};
 
 /// The bootstrap engine (see the module documentation).
 #[derive(Debug, Clone)]
@@ -202,10 +202,7 @@ impl SqlSession for BootstrapSession {
         }
         if statements.len() > 1 && !self.context.multi_statements {
             let near = statements.get(1).map(|s| s.trim()).unwrap_or_default();
-            return QueryResponse::failed(SqlError::Syntax {
-                near: near.chars().take(80).collect(),
-                line: 1,
-            });
+            return QueryResponse::failed(SqlError::Parse(near.chars().take(80).collect()));
         }
         let mut response = QueryResponse::default();
         for statement in statements {
@@ -227,7 +224,7 @@ impl SqlSession for BootstrapSession {
         match &self.context.database {
             None => Err(SqlError::NoDatabaseSelected),
             Some(db) => Err(SqlError::NoSuchTable {
-                database: db.clone(),
+                db: db.clone(),
                 table: table.to_owned(),
             }),
         }
@@ -315,11 +312,11 @@ mod tests {
     fn multi_statements_need_the_option() {
         let mut s = block_on(session());
         let r = block_on(s.query("select 1; select 2"));
-        assert!(matches!(r.error, Some(SqlError::Syntax { .. })));
+        assert!(matches!(r.error, Some(SqlError::Parse(_))));
         s.set_multi_statements(true);
         let r = block_on(s.query("select 1; select 2; select * from t; select 3"));
         assert_eq!(r.completed.len(), 2);
-        assert!(matches!(r.error, Some(SqlError::NotSupportedYet(_))));
+        assert!(matches!(r.error, Some(SqlError::NotSupported(_))));
     }
 
     #[test]

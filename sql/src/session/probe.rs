@@ -4,12 +4,12 @@
 //!
 //! Invariants: recognition is exact: a statement with anything the grammar below does not
 //! cover (a FROM clause, an operator, a user variable, an executable comment) is rejected
-//! with `NotSupportedYet`, never answered approximately. The SQL parser replaces this module.
+//! with `NotSupported`, never answered approximately. The SQL parser replaces this module.
 
-use super::error::{SqlError, SqlResult};
 #[cfg(test)]
 use super::sql_text::split_statements;
 use super::sql_text::{Token, tokenize};
+use crate::error::{SqlError, SqlResult};
 
 /// A value a probe `SELECT` can compute from session state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub(super) enum Probe {
 
 /// Recognizes one statement (no `;` inside).
 pub(super) fn recognize(statement: &str) -> SqlResult<Probe> {
-    let unsupported = || SqlError::NotSupportedYet(excerpt(statement));
+    let unsupported = || SqlError::NotSupported(excerpt(statement));
     let tokens = tokenize(statement);
     let mut cursor = Cursor {
         tokens: &tokens,
@@ -310,7 +310,7 @@ mod tests {
             "BEGIN",
         ] {
             assert!(
-                matches!(recognize(sql), Err(SqlError::NotSupportedYet(_))),
+                matches!(recognize(sql), Err(SqlError::NotSupported(_))),
                 "{sql}"
             );
         }

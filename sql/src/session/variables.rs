@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::error::{SqlError, SqlResult};
+use crate::error::{SqlError, SqlResult};
 
 /// The value of a system variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
