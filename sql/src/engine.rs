@@ -150,6 +150,12 @@ impl SqlExecutor {
         Ok(Arc::new(Self { engine, catalog }))
     }
 
+    /// The catalog (metadata statements and COM_FIELD_LIST read its snapshot).
+    #[must_use]
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
     /// Checks that `db` exists and makes it the session's current database (COM_INIT_DB).
     pub fn use_database(&self, session: &mut SessionState, db: &str) -> Result<(), SqlError> {
         if !self.catalog.snapshot().dbs.contains_key(db) {

@@ -27,6 +27,7 @@ pub mod result;
 pub mod rowio;
 pub mod select;
 pub mod session;
+mod sql_text;
 pub mod stmt_ctx;
 pub mod types;
 pub mod value;
