@@ -10,7 +10,7 @@ use crate::error::{SqlError, SqlResult};
 use crate::result::OutputColumn;
 use crate::select::{self, SelectPlan};
 use crate::types::SqlType;
-use datafusion::sql::sqlparser::ast::{ObjectType, Statement};
+use datafusion::sql::sqlparser::ast::{ObjectType, Query, Statement};
 use datafusion::sql::sqlparser::dialect::MySqlDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
@@ -87,10 +87,30 @@ pub fn explain_columns() -> Vec<OutputColumn> {
         .collect()
 }
 
+/// The one place a SELECT the fast path cannot run ends up (joins, subqueries, functions it
+/// lacks …; `reason` names what it lacks). The DataFusion fallback plugs in here, planning
+/// `query` over the same catalog snapshot; until then the statement fails with 1235 naming the
+/// missing piece.
+pub fn unsupported_shape(
+    query: &Query,
+    snap: &CatalogSnapshot,
+    current_db: Option<&str>,
+    reason: String,
+) -> SqlResult<Plan> {
+    let _ = (query, snap, current_db);
+    Err(SqlError::NotSupported(reason))
+}
+
 /// Classifies and binds a statement.
 pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) -> SqlResult<Plan> {
     Ok(match stmt {
-        Statement::Query(q) => Plan::Select(select::bind_query(q, snap, current_db)?),
+        Statement::Query(q) => match select::bind_query(q, snap, current_db) {
+            Ok(select) => Plan::Select(select),
+            Err(SqlError::NotSupported(reason)) => {
+                return unsupported_shape(q, snap, current_db, reason);
+            }
+            Err(e) => return Err(e),
+        },
         Statement::Insert(i) => Plan::Insert(dml::bind_insert(i, snap, current_db)?),
         Statement::Update(u) => Plan::Modify(dml::bind_update(u, snap, current_db)?),
         Statement::Delete(d) => Plan::Modify(dml::bind_delete(d, snap, current_db)?),
