@@ -18,6 +18,16 @@ pub enum SqlError {
         "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{0}'"
     )]
     Parse(String),
+    /// 1064 from the parser: the text from the point of the error, as MySQL quotes it.
+    #[error(
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{near}' at line {line}"
+    )]
+    Syntax {
+        /// Up to 80 characters of the statement from the point of the error.
+        near: String,
+        /// 1-based line of the error.
+        line: u64,
+    },
     /// 1065
     #[error("Query was empty")]
     EmptyQuery,
@@ -190,7 +200,7 @@ impl SqlError {
     #[must_use]
     pub fn code(&self) -> u16 {
         match self {
-            Self::Parse(_) => 1064,
+            Self::Parse(_) | Self::Syntax { .. } => 1064,
             Self::NoDatabaseSelected => 1046,
             Self::EmptyQuery => 1065,
             Self::UnknownDatabase(_) => 1049,
@@ -243,6 +253,7 @@ impl SqlError {
     pub fn sqlstate(&self) -> &'static str {
         match self {
             Self::Parse(_)
+            | Self::Syntax { .. }
             | Self::EmptyQuery
             | Self::UnknownDatabase(_)
             | Self::TableExists(_)
@@ -311,6 +322,7 @@ impl SqlError {
             | Self::DuplicateEntry { .. } => ErrorKind::AlreadyExists,
             Self::NotSupported(_) | Self::UnsupportedInPreparedStatement => ErrorKind::Unsupported,
             Self::Parse(_)
+            | Self::Syntax { .. }
             | Self::EmptyQuery
             | Self::AmbiguousColumn { .. }
             | Self::MultiplePrimaryKey

@@ -24,11 +24,39 @@ pub fn parse(sql: &str) -> SqlResult<Vec<Statement>> {
         .with_recursion_limit(RECURSION_LIMIT)
         .try_with_sql(sql)
         .and_then(|mut p| p.parse_statements())
-        .map_err(|e| SqlError::Parse(format!("{e}")))?;
+        .map_err(|e| syntax_error(sql, &e.to_string()))?;
     if stmts.is_empty() {
         return Err(SqlError::EmptyQuery);
     }
     Ok(stmts)
+}
+
+/// MySQL's 1064 for a parser error: the statement text from the position the parser reports
+/// (`… at Line: L, Column: C`), or from the start when it reports none.
+fn syntax_error(sql: &str, parser_message: &str) -> SqlError {
+    let position = parser_message
+        .rsplit_once(" at Line: ")
+        .and_then(|(_, at)| {
+            let (line, column) = at.split_once(", Column: ")?;
+            Some((
+                line.trim().parse::<usize>().ok()?,
+                column.trim().parse::<usize>().ok()?,
+            ))
+        });
+    let (line, column) = position.unwrap_or((1, 1));
+    let near: String = sql
+        .lines()
+        .skip(line.saturating_sub(1))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .chars()
+        .skip(column.saturating_sub(1))
+        .take(80)
+        .collect();
+    SqlError::Syntax {
+        near,
+        line: line as u64,
+    }
 }
 
 /// A statement ready to run.
@@ -195,4 +223,18 @@ pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) 
             return Err(SqlError::unsupported(what));
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_quote_the_text_where_parsing_failed() {
+        let e = parse("SELEC 1").unwrap_err();
+        assert_eq!(e.code(), 1064);
+        assert!(e.to_string().ends_with("near 'SELEC 1' at line 1"), "{e}");
+        let e = parse("SELECT 1\nFROM t WHERE ) x").unwrap_err();
+        assert!(e.to_string().ends_with("near ') x' at line 2"), "{e}");
+    }
 }

@@ -221,7 +221,10 @@ impl SqlSession for FrontendSession {
         }
         if statements.len() > 1 && !self.context.multi_statements {
             let near = statements.get(1).map(|s| s.trim()).unwrap_or_default();
-            return QueryResponse::failed(SqlError::Parse(near.chars().take(80).collect()));
+            return QueryResponse::failed(SqlError::Syntax {
+                near: near.chars().take(80).collect(),
+                line: 1,
+            });
         }
         let mut response = QueryResponse::default();
         for statement in statements {
@@ -265,7 +268,10 @@ impl SqlSession for FrontendSession {
             [] => return Err(SqlError::EmptyQuery),
             [one] => *one,
             [_, second, ..] => {
-                return Err(SqlError::Parse(second.trim().chars().take(80).collect()));
+                return Err(SqlError::Syntax {
+                    near: second.trim().chars().take(80).collect(),
+                    line: 1,
+                });
             }
         };
         if dispatch::route(statement) != Route::Executor {

@@ -126,7 +126,7 @@ async fn failed_set_changes_nothing_and_unsupported_is_named() {
     )
     .await;
     let r = s.query("select 1; select 2").await;
-    assert!(matches!(r.error, Some(SqlError::Parse(_))));
+    assert!(matches!(r.error, Some(SqlError::Syntax { .. })));
     s.set_multi_statements(true);
     let r = s
         .query("select 1; select 2; select * from nowhere; select 3")
