@@ -50,6 +50,12 @@ async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerErr
                 reason: e.to_string(),
             }
         })?;
+    let sql = std::sync::Arc::new(mysql::open_sql(engine.clone(), &config.mysql).map_err(|e| {
+        ServerError::ServiceOpen {
+            protocol: "mysql",
+            reason: e.to_string(),
+        }
+    })?);
     let mut signals = ShutdownSignals::install()?;
     announce(&listeners, &mut std::io::stdout().lock())?;
     tracing::info!(
@@ -59,7 +65,7 @@ async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerErr
         "orcinus started"
     );
 
-    let mut mysql_task = tokio::spawn(mysql::serve(listeners.mysql, engine.clone(), config.mysql));
+    let mut mysql_task = tokio::spawn(mysql::serve(listeners.mysql, sql, config.mysql));
     let mut resp_task = tokio::spawn(resp_service.serve(listeners.resp));
     let outcome = wait_for_stop(
         signals.recv(),

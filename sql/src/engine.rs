@@ -1,4 +1,8 @@
-//! [`SqlEngine`] and [`SqlSession`]: the entry points the MySQL protocol layer calls.
+//! [`SqlExecutor`] runs SQL statements (DDL, DML, queries, transaction control) for one
+//! connection's [`SessionState`] (current database, autocommit, open transaction,
+//! LAST_INSERT_ID); [`PreparedPlan`] is a statement prepared once and executed many times.
+//! The protocols do not call this directly: `session::SqlFrontend` puts session variables in
+//! front of it and implements the `session` boundary traits.
 //!
 //! Transaction rules (MySQL's):
 //! - autocommit on and no open transaction: each statement runs in its own storage transaction,
@@ -25,8 +29,8 @@ use orcinus_storage::{Engine, Transaction};
 use parking_lot::Mutex;
 use std::sync::Arc;
 
-/// Per-connection state.
-pub struct SqlSession {
+/// One connection's execution state.
+pub struct SessionState {
     db: Option<String>,
     autocommit: bool,
     txn: Option<Transaction>,
@@ -34,15 +38,15 @@ pub struct SqlSession {
     warnings: u16,
 }
 
-impl Default for SqlSession {
+impl Default for SessionState {
     fn default() -> Self {
         Self::new(None)
     }
 }
 
-impl SqlSession {
+impl SessionState {
     /// A new session with `db` as its current database (not checked here; see
-    /// [`SqlEngine::use_database`]) and autocommit on.
+    /// [`SqlExecutor::use_database`]) and autocommit on.
     #[must_use]
     pub fn new(db: Option<String>) -> Self {
         Self {
@@ -111,7 +115,7 @@ impl SqlSession {
 }
 
 /// A prepared statement: the parsed statement and its cached bound plan.
-pub struct PreparedStatement {
+pub struct PreparedPlan {
     stmt: Statement,
     db: Option<String>,
     cached: Mutex<(u64, Arc<Plan>)>,
@@ -119,7 +123,7 @@ pub struct PreparedStatement {
     columns: Vec<OutputColumn>,
 }
 
-impl PreparedStatement {
+impl PreparedPlan {
     /// Number of `?` parameters.
     #[must_use]
     pub fn param_count(&self) -> usize {
@@ -133,21 +137,27 @@ impl PreparedStatement {
     }
 }
 
-/// The SQL engine: catalog plus storage. Shared by all sessions.
-pub struct SqlEngine {
+/// The statement executor: catalog plus storage. Shared by all sessions.
+pub struct SqlExecutor {
     engine: Engine,
     catalog: Catalog,
 }
 
-impl SqlEngine {
+impl SqlExecutor {
     /// Opens the SQL layer over `engine`, loading the catalog.
     pub fn open(engine: Engine) -> Result<Arc<Self>, SqlError> {
         let catalog = Catalog::open(&engine)?;
         Ok(Arc::new(Self { engine, catalog }))
     }
 
+    /// The catalog (metadata statements and COM_FIELD_LIST read its snapshot).
+    #[must_use]
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
     /// Checks that `db` exists and makes it the session's current database (COM_INIT_DB).
-    pub fn use_database(&self, session: &mut SqlSession, db: &str) -> Result<(), SqlError> {
+    pub fn use_database(&self, session: &mut SessionState, db: &str) -> Result<(), SqlError> {
         if !self.catalog.snapshot().dbs.contains_key(db) {
             return Err(SqlError::UnknownDatabase(db.to_string()));
         }
@@ -159,7 +169,7 @@ impl SqlEngine {
     /// the last element).
     pub async fn execute(
         &self,
-        session: &mut SqlSession,
+        session: &mut SessionState,
         sql: &str,
     ) -> Vec<Result<StatementResult, SqlError>> {
         let stmts = match plan::parse(sql) {
@@ -183,7 +193,7 @@ impl SqlEngine {
     }
 
     /// Prepares one statement: parameters and result columns are known from here on.
-    pub fn prepare(&self, session: &SqlSession, sql: &str) -> Result<PreparedStatement, SqlError> {
+    pub fn prepare(&self, session: &SessionState, sql: &str) -> Result<PreparedPlan, SqlError> {
         let mut stmts = plan::parse(sql)?;
         if stmts.len() != 1 {
             return Err(SqlError::Parse(
@@ -193,7 +203,7 @@ impl SqlEngine {
         let stmt = stmts.pop().ok_or(SqlError::EmptyQuery)?;
         let snap = self.catalog.snapshot();
         let p = plan::plan(&stmt, &snap, session.db.as_deref())?;
-        Ok(PreparedStatement {
+        Ok(PreparedPlan {
             param_count: p.param_count(),
             columns: p.columns(),
             db: session.db.clone(),
@@ -206,8 +216,8 @@ impl SqlEngine {
     /// catalog since it was prepared).
     pub async fn execute_prepared(
         &self,
-        session: &mut SqlSession,
-        stmt: &PreparedStatement,
+        session: &mut SessionState,
+        stmt: &PreparedPlan,
         params: &[Datum],
     ) -> Result<StatementResult, SqlError> {
         if params.len() != stmt.param_count {
@@ -231,7 +241,7 @@ impl SqlEngine {
 
     async fn run(
         &self,
-        session: &mut SqlSession,
+        session: &mut SessionState,
         p: &Plan,
         params: &[Datum],
     ) -> SqlResult<StatementResult> {
@@ -262,7 +272,7 @@ impl SqlEngine {
 
     async fn run_dml(
         &self,
-        session: &mut SqlSession,
+        session: &mut SessionState,
         p: &Plan,
         params: &[Datum],
     ) -> SqlResult<StatementResult> {
@@ -317,7 +327,7 @@ impl SqlEngine {
 
     async fn run_ddl(
         &self,
-        session: &mut SqlSession,
+        session: &mut SessionState,
         stmt: &Statement,
     ) -> SqlResult<StatementResult> {
         let db = session.db.clone();

@@ -1,12 +1,14 @@
-//! [`SqlError`]: the one error type of the SQL crate. Every variant maps to a MySQL error code,
-//! SQLSTATE and a message worded like MySQL 8.0's, so the protocol layer turns an error into an
-//! error packet in one place ([`SqlError::code`], [`SqlError::sqlstate`], `to_string()`).
+//! [`SqlError`]: the one error type of the SQL crate, from the parser to the session boundary.
+//! Every variant maps to a MySQL error code, SQLSTATE and a message worded like MySQL 8.0's, so
+//! the MySQL front door turns an error into an error packet in one place
+//! (`server/src/mysql/error.rs`, from [`SqlError::code`], [`SqlError::sqlstate`], `to_string()`);
+//! [`SqlError::kind`] is the coarse class other protocols and logs use.
 //!
 //! Invariant: storage conflicts keep their identity (Deadlock → 1213, LockWaitTimeout → 1205);
 //! [`SqlError::Internal`] is reserved for real bugs and corrupt data, never for user input.
 
 use crate::codec::CodecError;
-use orcinus_storage::{ErrorKind, StorageError};
+use orcinus_storage::{ErrorKind as StorageErrorKind, StorageError};
 
 /// Everything a SQL statement can fail with.
 #[derive(Debug, thiserror::Error)]
@@ -16,6 +18,16 @@ pub enum SqlError {
         "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{0}'"
     )]
     Parse(String),
+    /// 1064 from the parser: the text from the point of the error, as MySQL quotes it.
+    #[error(
+        "You have an error in your SQL syntax; check the manual that corresponds to your MySQL server version for the right syntax to use near '{near}' at line {line}"
+    )]
+    Syntax {
+        /// Up to 80 characters of the statement from the point of the error.
+        near: String,
+        /// 1-based line of the error.
+        line: u64,
+    },
     /// 1065
     #[error("Query was empty")]
     EmptyQuery,
@@ -135,9 +147,46 @@ pub enum SqlError {
     /// 1205
     #[error("Lock wait timeout exceeded; try restarting transaction")]
     LockWaitTimeout,
-    /// 1235
+    /// 1235: valid SQL that Orcinus does not run (yet); names the statement or clause.
     #[error("This version of Orcinus doesn't yet support '{0}'")]
     NotSupported(String),
+    /// 1295: the statement cannot be prepared; clients such as sysbench then fall back to
+    /// text queries.
+    #[error("This command is not supported in the prepared statement protocol yet")]
+    UnsupportedInPreparedStatement,
+    /// 1243: a prepared statement id that the session does not hold.
+    #[error("Unknown prepared statement handler ({id}) given to {command}")]
+    UnknownStatement {
+        /// The id the client sent.
+        id: u32,
+        /// The command that used it (for example `mysqld_stmt_execute`).
+        command: &'static str,
+    },
+    /// 1193: `SELECT @@x` or `SET x = …` named a variable that does not exist.
+    #[error("Unknown system variable '{0}'")]
+    UnknownSystemVariable(String),
+    /// 1231: `SET x = v` with a value the variable does not accept.
+    #[error("Variable '{name}' can't be set to the value of '{value}'")]
+    WrongValueForVariable {
+        /// Variable name.
+        name: String,
+        /// The rejected value as text.
+        value: String,
+    },
+    /// 1238: `SET x = …` on a variable that cannot be changed.
+    #[error("Variable '{0}' is a read only variable")]
+    ReadOnlyVariable(String),
+    /// 1045: authentication failed (wrong password, unknown user, or no password from a
+    /// remote host).
+    #[error("Access denied for user '{user}'@'{host}' (using password: {})", if *using_password { "YES" } else { "NO" })]
+    AccessDenied {
+        /// The user name the client sent.
+        user: String,
+        /// The client host as the server sees it.
+        host: String,
+        /// Whether the client sent a non-empty password.
+        using_password: bool,
+    },
     /// 1105: the storage engine failed (I/O, poisoned, shutting down).
     #[error("Storage engine error: {0}")]
     Storage(StorageError),
@@ -151,7 +200,7 @@ impl SqlError {
     #[must_use]
     pub fn code(&self) -> u16 {
         match self {
-            Self::Parse(_) => 1064,
+            Self::Parse(_) | Self::Syntax { .. } => 1064,
             Self::NoDatabaseSelected => 1046,
             Self::EmptyQuery => 1065,
             Self::UnknownDatabase(_) => 1049,
@@ -189,6 +238,12 @@ impl SqlError {
             Self::Deadlock => 1213,
             Self::LockWaitTimeout => 1205,
             Self::NotSupported(_) => 1235,
+            Self::UnsupportedInPreparedStatement => 1295,
+            Self::UnknownStatement { .. } => 1243,
+            Self::UnknownSystemVariable(_) => 1193,
+            Self::WrongValueForVariable { .. } => 1231,
+            Self::ReadOnlyVariable(_) => 1238,
+            Self::AccessDenied { .. } => 1045,
             Self::Storage(_) | Self::Internal(_) => 1105,
         }
     }
@@ -198,8 +253,8 @@ impl SqlError {
     pub fn sqlstate(&self) -> &'static str {
         match self {
             Self::Parse(_)
+            | Self::Syntax { .. }
             | Self::EmptyQuery
-            | Self::NoDatabaseSelected
             | Self::UnknownDatabase(_)
             | Self::TableExists(_)
             | Self::DuplicateColumn(_)
@@ -215,8 +270,15 @@ impl SqlError {
             | Self::UnknownEngine(_)
             | Self::UnknownFunction(_)
             | Self::WrongArgCount(_)
-            | Self::NotSupported(_) => "42000",
-            Self::NoTablesUsed => "HY000",
+            | Self::NotSupported(_)
+            | Self::WrongValueForVariable { .. } => "42000",
+            Self::AccessDenied { .. } => "28000",
+            Self::NoDatabaseSelected => "3D000",
+            Self::NoTablesUsed
+            | Self::UnsupportedInPreparedStatement
+            | Self::UnknownStatement { .. }
+            | Self::UnknownSystemVariable(_)
+            | Self::ReadOnlyVariable(_) => "HY000",
             Self::NoSuchTable { .. } | Self::UnknownTable(_) => "42S02",
             Self::UnknownColumn { .. } | Self::ColumnTwice(_) => "42S22",
             Self::AmbiguousColumn { .. } => "23000",
@@ -236,6 +298,58 @@ impl SqlError {
         }
     }
 
+    /// The coarse class of this error.
+    #[must_use]
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Self::AccessDenied { .. } => ErrorKind::Access,
+            Self::UnknownDatabase(_)
+            | Self::DropMissingDatabase(_)
+            | Self::NoSuchTable { .. }
+            | Self::UnknownTable(_)
+            | Self::UnknownColumn { .. }
+            | Self::KeyColumnMissing(_)
+            | Self::CantDropKey(_)
+            | Self::UnknownEngine(_)
+            | Self::UnknownFunction(_)
+            | Self::NoDatabaseSelected
+            | Self::UnknownStatement { .. }
+            | Self::UnknownSystemVariable(_) => ErrorKind::NotFound,
+            Self::DatabaseExists(_)
+            | Self::TableExists(_)
+            | Self::DuplicateColumn(_)
+            | Self::DuplicateKeyName(_)
+            | Self::DuplicateEntry { .. } => ErrorKind::AlreadyExists,
+            Self::NotSupported(_) | Self::UnsupportedInPreparedStatement => ErrorKind::Unsupported,
+            Self::Parse(_)
+            | Self::Syntax { .. }
+            | Self::EmptyQuery
+            | Self::AmbiguousColumn { .. }
+            | Self::MultiplePrimaryKey
+            | Self::BadAutoIncrement
+            | Self::InvalidDefault(_)
+            | Self::ColumnCount(_)
+            | Self::NotNull(_)
+            | Self::NoDefault(_)
+            | Self::OutOfRange { .. }
+            | Self::IncorrectValue { .. }
+            | Self::ValueOutOfRange(_)
+            | Self::DataTooLong { .. }
+            | Self::NoTablesUsed
+            | Self::ColumnTwice(_)
+            | Self::InvalidGroupFunction
+            | Self::NotInGroupBy(..)
+            | Self::MixedAggregate(..)
+            | Self::WrongArgCount(_)
+            | Self::WrongArguments(_)
+            | Self::WrongValueForVariable { .. }
+            | Self::ReadOnlyVariable(_) => ErrorKind::InvalidInput,
+            Self::Deadlock | Self::LockWaitTimeout => ErrorKind::Conflict,
+            Self::Storage(_) => ErrorKind::Storage,
+            Self::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
     /// True for the errors after which the whole transaction has been rolled back.
     #[must_use]
     pub fn rolls_back_transaction(&self) -> bool {
@@ -250,8 +364,8 @@ impl SqlError {
 impl From<StorageError> for SqlError {
     fn from(e: StorageError) -> Self {
         match e.kind() {
-            ErrorKind::Deadlock => Self::Deadlock,
-            ErrorKind::LockWaitTimeout => Self::LockWaitTimeout,
+            StorageErrorKind::Deadlock => Self::Deadlock,
+            StorageErrorKind::LockWaitTimeout => Self::LockWaitTimeout,
             _ => Self::Storage(e),
         }
     }
@@ -261,6 +375,27 @@ impl From<CodecError> for SqlError {
     fn from(e: CodecError) -> Self {
         Self::Internal(format!("stored data: {e}"))
     }
+}
+
+/// Coarse classification of [`SqlError`] for protocols other than MySQL, and for logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// Authentication or authorization failure.
+    Access,
+    /// A named object (database, table, column, statement, variable) does not exist.
+    NotFound,
+    /// An object or key that must be unique already exists.
+    AlreadyExists,
+    /// Valid input that Orcinus does not support (yet).
+    Unsupported,
+    /// Malformed or invalid input: syntax, arguments, values, constraints.
+    InvalidInput,
+    /// A retryable transaction conflict (deadlock, lock wait timeout); the transaction is gone.
+    Conflict,
+    /// The storage engine failed or is unavailable.
+    Storage,
+    /// A bug in Orcinus.
+    Internal,
 }
 
 /// Result alias for the SQL crate.

@@ -1,11 +1,13 @@
 //! SQL layer: catalog, binder, fast-path executor, DataFusion integration (see DESIGN.md).
 //!
-//! [`session`] is the boundary the MySQL front door calls today (handler traits, boundary types,
-//! and the bootstrap engine that answers session-state probes). The engine modules (catalog,
-//! DDL, the fast-path executor and transactions: [`SqlEngine`], [`SqlSession`],
-//! [`StatementResult`], [`error::SqlError`]) are complete as a library but NOT yet wired to the
-//! port. Joining the halves is the next step: one `SqlError` for the crate, the `session` traits
-//! implemented over [`SqlEngine`], one value type at the boundary.
+//! Names, from the protocol boundary down:
+//! - [`session`]: the boundary the MySQL front door calls. Traits `session::SqlEngine` (shared)
+//!   and `session::SqlSession` (one connection), boundary types (`session::Value`,
+//!   `session::ColumnDef`, outcomes).
+//! - [`SqlExecutor`] / [`SessionState`] / [`PreparedPlan`] (`engine.rs`): the statement executor
+//!   over catalog and storage, with one connection's execution state.
+//! - [`SqlError`] (`error.rs`): the crate's one error type, carrying MySQL code and SQLSTATE.
+//! - [`Datum`] is the engine's value; `session::Value` the boundary's.
 //!
 //! Storage layout of tables, indexes and the catalog is specified in `sql/FORMAT.md`.
 
@@ -25,13 +27,14 @@ pub mod result;
 pub mod rowio;
 pub mod select;
 pub mod session;
+mod sql_text;
 pub mod stmt_ctx;
 pub mod types;
 pub mod value;
 pub mod write;
 
-pub use engine::{PreparedStatement, SqlEngine, SqlSession};
-pub use error::SqlError;
+pub use engine::{PreparedPlan, SessionState, SqlExecutor};
+pub use error::{ErrorKind, SqlError};
 pub use result::{OutputColumn, StatementResult};
 pub use types::{Datum, SqlType};
 #[cfg(test)]

@@ -10,7 +10,7 @@ use crate::error::{SqlError, SqlResult};
 use crate::result::OutputColumn;
 use crate::select::{self, SelectPlan};
 use crate::types::SqlType;
-use datafusion::sql::sqlparser::ast::{ObjectType, Statement};
+use datafusion::sql::sqlparser::ast::{ObjectType, Query, Statement};
 use datafusion::sql::sqlparser::dialect::MySqlDialect;
 use datafusion::sql::sqlparser::parser::Parser;
 
@@ -24,11 +24,39 @@ pub fn parse(sql: &str) -> SqlResult<Vec<Statement>> {
         .with_recursion_limit(RECURSION_LIMIT)
         .try_with_sql(sql)
         .and_then(|mut p| p.parse_statements())
-        .map_err(|e| SqlError::Parse(format!("{e}")))?;
+        .map_err(|e| syntax_error(sql, &e.to_string()))?;
     if stmts.is_empty() {
         return Err(SqlError::EmptyQuery);
     }
     Ok(stmts)
+}
+
+/// MySQL's 1064 for a parser error: the statement text from the position the parser reports
+/// (`… at Line: L, Column: C`), or from the start when it reports none.
+fn syntax_error(sql: &str, parser_message: &str) -> SqlError {
+    let position = parser_message
+        .rsplit_once(" at Line: ")
+        .and_then(|(_, at)| {
+            let (line, column) = at.split_once(", Column: ")?;
+            Some((
+                line.trim().parse::<usize>().ok()?,
+                column.trim().parse::<usize>().ok()?,
+            ))
+        });
+    let (line, column) = position.unwrap_or((1, 1));
+    let near: String = sql
+        .lines()
+        .skip(line.saturating_sub(1))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .chars()
+        .skip(column.saturating_sub(1))
+        .take(80)
+        .collect();
+    SqlError::Syntax {
+        near,
+        line: line as u64,
+    }
 }
 
 /// A statement ready to run.
@@ -87,10 +115,30 @@ pub fn explain_columns() -> Vec<OutputColumn> {
         .collect()
 }
 
+/// The one place a SELECT the fast path cannot run ends up (joins, subqueries, functions it
+/// lacks …; `reason` names what it lacks). The DataFusion fallback plugs in here, planning
+/// `query` over the same catalog snapshot; until then the statement fails with 1235 naming the
+/// missing piece.
+pub fn unsupported_shape(
+    query: &Query,
+    snap: &CatalogSnapshot,
+    current_db: Option<&str>,
+    reason: String,
+) -> SqlResult<Plan> {
+    let _ = (query, snap, current_db);
+    Err(SqlError::NotSupported(reason))
+}
+
 /// Classifies and binds a statement.
 pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) -> SqlResult<Plan> {
     Ok(match stmt {
-        Statement::Query(q) => Plan::Select(select::bind_query(q, snap, current_db)?),
+        Statement::Query(q) => match select::bind_query(q, snap, current_db) {
+            Ok(select) => Plan::Select(select),
+            Err(SqlError::NotSupported(reason)) => {
+                return unsupported_shape(q, snap, current_db, reason);
+            }
+            Err(e) => return Err(e),
+        },
         Statement::Insert(i) => Plan::Insert(dml::bind_insert(i, snap, current_db)?),
         Statement::Update(u) => Plan::Modify(dml::bind_update(u, snap, current_db)?),
         Statement::Delete(d) => Plan::Modify(dml::bind_delete(d, snap, current_db)?),
@@ -175,4 +223,18 @@ pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) 
             return Err(SqlError::unsupported(what));
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn syntax_errors_quote_the_text_where_parsing_failed() {
+        let e = parse("SELEC 1").unwrap_err();
+        assert_eq!(e.code(), 1064);
+        assert!(e.to_string().ends_with("near 'SELEC 1' at line 1"), "{e}");
+        let e = parse("SELECT 1\nFROM t WHERE ) x").unwrap_err();
+        assert!(e.to_string().ends_with("near ') x' at line 2"), "{e}");
+    }
 }

@@ -235,9 +235,7 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
             }
             command::STMT_FETCH => self.writer.error(
                 &mut self.stream,
-                &ErrPacket::from_sql(&SqlError::NotSupportedYet(
-                    "COM_STMT_FETCH (cursors)".into(),
-                )),
+                &ErrPacket::from_sql(&SqlError::NotSupported("COM_STMT_FETCH (cursors)".into())),
             ),
             _ => self
                 .writer

@@ -6,7 +6,6 @@
 //! [`SqlError`] to wire codes, so a new variant fails to compile until it is mapped.
 
 use orcinus_sql::session::SqlError;
-use orcinus_storage::ErrorKind as StorageKind;
 
 /// What went wrong on one connection.
 #[derive(Debug, thiserror::Error)]
@@ -130,86 +129,10 @@ impl ErrPacket {
         }
     }
 
-    /// The MySQL error for an SQL-layer error.
+    /// The MySQL error for an SQL-layer error: the code, SQLSTATE and message the SQL
+    /// crate's one error type defines for it.
     #[must_use]
     pub fn from_sql(e: &SqlError) -> Self {
-        match e {
-            SqlError::AccessDenied {
-                user,
-                host,
-                using_password,
-            } => Self::new(
-                1045,
-                "28000",
-                format!(
-                    "Access denied for user '{user}'@'{host}' (using password: {})",
-                    if *using_password { "YES" } else { "NO" }
-                ),
-            ),
-            SqlError::UnknownDatabase(db) => {
-                Self::new(1049, "42000", format!("Unknown database '{db}'"))
-            }
-            SqlError::NoSuchTable { database, table } => Self::new(
-                1146,
-                "42S02",
-                format!("Table '{database}.{table}' doesn't exist"),
-            ),
-            SqlError::NoDatabaseSelected => Self::new(1046, "3D000", "No database selected"),
-            SqlError::NotSupportedYet(what) => Self::new(
-                1235,
-                "42000",
-                format!("This version of Orcinus doesn't yet support '{what}'"),
-            ),
-            SqlError::UnsupportedInPreparedStatement => Self::new(
-                1295,
-                "HY000",
-                "This command is not supported in the prepared statement protocol yet",
-            ),
-            SqlError::EmptyQuery => Self::new(1065, "42000", "Query was empty"),
-            SqlError::Syntax { near, line } => Self::new(
-                1064,
-                "42000",
-                format!(
-                    "You have an error in your SQL syntax; check the manual that corresponds \
-                     to your Orcinus server version for the right syntax to use near '{near}' \
-                     at line {line}"
-                ),
-            ),
-            SqlError::UnknownStatement { id, command } => Self::new(
-                1243,
-                "HY000",
-                format!("Unknown prepared statement handler ({id}) given to {command}"),
-            ),
-            SqlError::WrongArguments(what) => {
-                Self::new(1210, "HY000", format!("Incorrect arguments to {what}"))
-            }
-            SqlError::UnknownSystemVariable(name) => {
-                Self::new(1193, "HY000", format!("Unknown system variable '{name}'"))
-            }
-            SqlError::WrongValueForVariable { name, value } => Self::new(
-                1231,
-                "42000",
-                format!("Variable '{name}' can't be set to the value of '{value}'"),
-            ),
-            SqlError::ReadOnlyVariable(name) => Self::new(
-                1238,
-                "HY000",
-                format!("Variable '{name}' is a read only variable"),
-            ),
-            SqlError::Storage(s) => match s.kind() {
-                StorageKind::Deadlock => Self::new(
-                    1213,
-                    "40001",
-                    "Deadlock found when trying to get lock; try restarting transaction",
-                ),
-                StorageKind::LockWaitTimeout => Self::new(
-                    1205,
-                    "HY000",
-                    "Lock wait timeout exceeded; try restarting transaction",
-                ),
-                _ => Self::new(1030, "HY000", format!("Got error from storage engine: {s}")),
-            },
-            SqlError::Internal(what) => Self::new(1105, "HY000", format!("Internal error: {what}")),
-        }
+        Self::new(e.code(), e.sqlstate(), e.to_string())
     }
 }

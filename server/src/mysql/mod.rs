@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
-use orcinus_sql::session::{BootstrapEngine, SqlEngine, VariableDefaults};
+use orcinus_sql::session::{SqlEngine, SqlError, SqlFrontend, VariableDefaults};
 use orcinus_storage::Engine;
 use serde::{Deserialize, Serialize};
 use tokio::net::TcpListener;
@@ -52,7 +52,10 @@ use self::stats::ServerStats;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct MysqlSettings {
-    /// Maximum simultaneous connections (MySQL `max_connections`).
+    /// Maximum simultaneous connections (MySQL `max_connections`). The default, 4096, is far
+    /// above MySQL's 151 on purpose: a connection here is one tokio task and a few KiB, not a
+    /// thread, and benchmarks such as sysbench with `--threads=500` open one connection per
+    /// client thread and treat a refused connection as fatal.
     pub max_connections: usize,
     /// Largest accepted packet in bytes (MySQL `max_allowed_packet`).
     pub max_allowed_packet: u64,
@@ -103,32 +106,27 @@ impl MysqlSettings {
     }
 }
 
-/// Serves MySQL clients on `listener` until the task is dropped. Invalid settings are an
-/// `InvalidInput` error before anything is served.
-///
-/// Until the SQL layer exists, statements are served by [`BootstrapEngine`], which answers
-/// session-state probes and rejects everything else with error 1235.
-pub async fn serve(
-    listener: TcpListener,
-    engine: Engine,
-    settings: MysqlSettings,
-) -> std::io::Result<()> {
-    // The storage engine is held for the lifetime of the listener; the SQL layer will use it.
-    let _storage = engine;
-    let sql = BootstrapEngine::new(VariableDefaults {
+/// Opens the SQL engine the port serves over `storage`: the statement executor behind the
+/// session boundary, with session variables that report what `settings` and the storage
+/// configuration enforce.
+pub fn open_sql(storage: Engine, settings: &MysqlSettings) -> Result<SqlFrontend, SqlError> {
+    let lock_wait_ms = storage.config().lock_wait_timeout_ms;
+    let defaults = VariableDefaults {
         version: constants::SERVER_VERSION.to_owned(),
         max_allowed_packet: settings.max_allowed_packet,
         wait_timeout: settings.wait_timeout_secs,
         interactive_timeout: settings.interactive_timeout_secs,
         net_read_timeout: settings.net_read_timeout_secs,
         net_write_timeout: settings.net_write_timeout_secs,
-    });
-    serve_engine(listener, Arc::new(sql), settings).await
+        max_connections: settings.max_connections as u64,
+        lock_wait_timeout: lock_wait_ms.div_ceil(1000),
+    };
+    SqlFrontend::open(storage, defaults)
 }
 
 /// Serves MySQL clients on `listener` with any SQL engine. Invalid settings are an
 /// `InvalidInput` error before anything is served.
-pub async fn serve_engine<E: SqlEngine>(
+pub async fn serve<E: SqlEngine>(
     listener: TcpListener,
     engine: Arc<E>,
     settings: MysqlSettings,

@@ -151,7 +151,7 @@ impl StatementTable {
             return Ok(Err(e));
         }
         if flags != 0 {
-            return Ok(Err(ErrPacket::from_sql(&SqlError::NotSupportedYet(
+            return Ok(Err(ErrPacket::from_sql(&SqlError::NotSupported(
                 "cursors on prepared statements".to_owned(),
             ))));
         }

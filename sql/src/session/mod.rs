@@ -3,30 +3,35 @@
 //! A protocol reaches SQL only through [`SqlEngine`] and [`SqlSession`], so the MySQL front door
 //! is tested against a fake engine and the engine is tested without a socket. The types here
 //! carry no wire encoding: column metadata is MySQL's (type, collation, length, decimals,
-//! flags), values are typed, errors are [`SqlError`] variants that the protocol maps to wire
+//! flags), values are typed, errors are the crate's one [`SqlError`], which the protocol maps to wire
 //! codes in one place.
 //!
-//! [`BootstrapEngine`] is the engine the server runs until the SQL layer exists: it answers
-//! only what session state answers honestly and rejects every other statement explicitly.
+//! [`SqlFrontend`] is the engine the server serves: it routes each statement once
+//! (`dispatch.rs`) to the session-state answers (`answers.rs`, from the typed variable store in
+//! `variables.rs`), the metadata and account modules, or the executor ([`crate::SqlExecutor`]).
+//! Executor values and columns cross the boundary through one conversion (`convert.rs`).
 
-mod bootstrap;
+mod answers;
 mod column;
+mod convert;
 mod credentials;
-mod error;
+mod dispatch;
+mod frontend;
 mod outcome;
 mod probe;
-mod sql_text;
+#[cfg(test)]
+mod tests;
 mod traits;
 mod value;
 mod variables;
 
-pub use bootstrap::{BootstrapEngine, BootstrapSession};
+pub use crate::error::{ErrorKind, SqlError, SqlResult};
 pub use column::{
     COLLATION_BINARY, COLLATION_UTF8MB4_0900_AI_CI, ColumnDef, ColumnFlags, ColumnType,
     UTF8MB4_MAX_BYTES_PER_CHAR,
 };
 pub use credentials::{Account, Credentials, PasswordHashes};
-pub use error::{ErrorKind, SqlError, SqlResult};
+pub use frontend::{FrontendSession, SqlFrontend, builtin_root_account};
 pub use outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,

@@ -1,15 +1,16 @@
-//! Recognizes the few statements the bootstrap engine answers from session state: client
-//! probes (`SELECT @@version_comment LIMIT 1`, `SELECT DATABASE()`), `SET` of session
-//! variables, `SET NAMES`, `USE`, `SHOW WARNINGS`. Also splits multi-statement text.
+//! Recognizes the statements answered from session state rather than by the executor: client
+//! probes (`SELECT @@version_comment LIMIT 1`, `SELECT DATABASE(), USER()`), `SET` of session
+//! variables, `SET NAMES`, `SET [SESSION] TRANSACTION …`, `USE`, `SHOW VARIABLES`,
+//! `SHOW STATUS`, `SHOW WARNINGS`.
 //!
 //! Invariants: recognition is exact: a statement with anything the grammar below does not
-//! cover (a FROM clause, an operator, a user variable, an executable comment) is rejected
-//! with `NotSupportedYet`, never answered approximately. The SQL parser replaces this module.
+//! cover (a FROM clause, an operator, a user variable, an executable comment, GLOBAL scope) is
+//! not recognized and goes on to the executor, which runs it or rejects it naming it; it is
+//! never answered approximately.
 
-use super::error::{SqlError, SqlResult};
 #[cfg(test)]
-use super::sql_text::split_statements;
-use super::sql_text::{Token, tokenize};
+use crate::sql_text::split_statements;
+use crate::sql_text::{Token, tokenize};
 
 /// A value a probe `SELECT` can compute from session state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +27,8 @@ pub(super) enum ProbeExpr {
     ConnectionId,
     /// `VERSION()`.
     Version,
+    /// `LAST_INSERT_ID()`.
+    LastInsertId,
     /// An integer literal.
     Integer(i64),
     /// A string literal.
@@ -60,11 +63,26 @@ pub(super) enum Probe {
     },
     Use(String),
     ShowWarnings,
+    /// `SHOW [SESSION|LOCAL|GLOBAL] VARIABLES [LIKE 'pattern']` (session and global values are
+    /// the same: no variable can be set globally).
+    ShowVariables {
+        like: Option<String>,
+    },
+    /// `SHOW [SESSION|LOCAL|GLOBAL] STATUS [LIKE 'pattern']`.
+    ShowStatus {
+        global: bool,
+        like: Option<String>,
+    },
+    /// `SET [SESSION] TRANSACTION characteristic, …`: the isolation level in the variable's
+    /// spelling (`REPEATABLE-READ`) and the access mode (true for READ ONLY).
+    SetTransaction {
+        isolation: Option<String>,
+        read_only: Option<bool>,
+    },
 }
 
-/// Recognizes one statement (no `;` inside).
-pub(super) fn recognize(statement: &str) -> SqlResult<Probe> {
-    let unsupported = || SqlError::NotSupportedYet(excerpt(statement));
+/// Recognizes one statement (no `;` inside); `None` if it is not a session-state statement.
+pub(super) fn recognize(statement: &str) -> Option<Probe> {
     let tokens = tokenize(statement);
     let mut cursor = Cursor {
         tokens: &tokens,
@@ -76,20 +94,87 @@ pub(super) fn recognize(statement: &str) -> SqlResult<Probe> {
         parse_set(&mut cursor)
     } else if cursor.keyword("USE") {
         cursor.name().map(Probe::Use)
-    } else if cursor.keyword("SHOW") && cursor.keyword("WARNINGS") {
-        Some(Probe::ShowWarnings)
+    } else if cursor.keyword("SHOW") {
+        parse_show(&mut cursor)
     } else {
         None
     };
-    match probe {
-        Some(p) if cursor.at_end() => Ok(p),
-        _ => Err(unsupported()),
-    }
+    probe.filter(|_| cursor.at_end())
 }
 
-/// The statement text as MySQL quotes it in errors: trimmed, at most 80 characters.
-pub(super) fn excerpt(statement: &str) -> String {
-    statement.trim().chars().take(80).collect()
+fn parse_show(c: &mut Cursor<'_>) -> Option<Probe> {
+    if c.keyword("WARNINGS") {
+        return Some(Probe::ShowWarnings);
+    }
+    let global = c.keyword("GLOBAL");
+    if !global {
+        let _ = c.keyword("SESSION") || c.keyword("LOCAL");
+    }
+    let variables = if c.keyword("VARIABLES") {
+        true
+    } else if c.keyword("STATUS") {
+        false
+    } else {
+        return None;
+    };
+    let like = if c.keyword("LIKE") {
+        match c.next()? {
+            Token::Quoted(p) => Some(p),
+            _ => return None,
+        }
+    } else {
+        None
+    };
+    Some(if variables {
+        Probe::ShowVariables { like }
+    } else {
+        Probe::ShowStatus { global, like }
+    })
+}
+
+/// `[ISOLATION LEVEL level | READ WRITE | READ ONLY], …` after `SET [SESSION] TRANSACTION`.
+fn parse_transaction(c: &mut Cursor<'_>) -> Option<Probe> {
+    let (mut isolation, mut read_only) = (None, None);
+    loop {
+        if c.keyword("ISOLATION") {
+            if !c.keyword("LEVEL") {
+                return None;
+            }
+            let level = if c.keyword("REPEATABLE") && c.keyword("READ") {
+                "REPEATABLE-READ"
+            } else if c.keyword("SERIALIZABLE") {
+                "SERIALIZABLE"
+            } else if c.keyword("READ") {
+                if c.keyword("COMMITTED") {
+                    "READ-COMMITTED"
+                } else if c.keyword("UNCOMMITTED") {
+                    "READ-UNCOMMITTED"
+                } else {
+                    return None;
+                }
+            } else {
+                return None;
+            };
+            isolation = Some(level.to_owned());
+        } else if c.keyword("READ") {
+            read_only = Some(if c.keyword("ONLY") {
+                true
+            } else if c.keyword("WRITE") {
+                false
+            } else {
+                return None;
+            });
+        } else {
+            return None;
+        }
+        if !c.punct(',') {
+            break;
+        }
+    }
+    Some(Probe::SetTransaction {
+        isolation,
+        read_only,
+    })
 }
 
 struct Cursor<'a> {
@@ -174,6 +259,7 @@ fn parse_item(c: &mut Cursor<'_>) -> Option<ProbeItem> {
                 ("CURRENT_USER", _) => ProbeExpr::CurrentUser,
                 ("CONNECTION_ID", true) => ProbeExpr::ConnectionId,
                 ("VERSION", true) => ProbeExpr::Version,
+                ("LAST_INSERT_ID", true) => ProbeExpr::LastInsertId,
                 _ => return None,
             };
             (expr, if parens { format!("{w}()") } else { w })
@@ -205,6 +291,11 @@ fn parse_set(c: &mut Cursor<'_>) -> Option<Probe> {
         };
         return Some(Probe::SetNames { charset, collation });
     }
+    if c.keyword("TRANSACTION") || (c.keyword("SESSION") && c.keyword("TRANSACTION")) {
+        return parse_transaction(c);
+    }
+    // `SESSION` was consumed by a failed `SESSION TRANSACTION` match: step back.
+    c.pos = 1;
     let mut assignments = Vec::new();
     loop {
         let name = match c.next()? {
@@ -306,13 +397,13 @@ mod tests {
             "SELECT 1 + 1",
             "SET @x = 1",
             "SET GLOBAL autocommit = 0",
+            "SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+            "SHOW TABLES",
+            "SHOW VARIABLES WHERE Variable_name = 'x'",
             "/*!40101 SET NAMES utf8 */",
             "BEGIN",
         ] {
-            assert!(
-                matches!(recognize(sql), Err(SqlError::NotSupportedYet(_))),
-                "{sql}"
-            );
+            assert_eq!(recognize(sql), None, "{sql}");
         }
     }
 
@@ -337,6 +428,38 @@ mod tests {
                     value: None
                 },
             ])
+        );
+    }
+
+    #[test]
+    fn show_and_transaction_forms() {
+        assert_eq!(
+            recognize("show session variables like 'auto%'").unwrap(),
+            Probe::ShowVariables {
+                like: Some("auto%".into())
+            }
+        );
+        assert_eq!(
+            recognize("SHOW GLOBAL STATUS").unwrap(),
+            Probe::ShowStatus {
+                global: true,
+                like: None
+            }
+        );
+        assert_eq!(
+            recognize("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE")
+                .unwrap(),
+            Probe::SetTransaction {
+                isolation: Some("READ-COMMITTED".into()),
+                read_only: Some(false)
+            }
+        );
+        assert_eq!(
+            recognize("SET session autocommit = 1").unwrap(),
+            Probe::Set(vec![Assignment {
+                name: "autocommit".into(),
+                value: Some("1".into())
+            }])
         );
     }
 

@@ -10,11 +10,11 @@ use std::future::Future;
 
 use super::column::ColumnDef;
 use super::credentials::Account;
-use super::error::{SqlError, SqlResult};
 use super::outcome::{
     ExecutedStatement, PreparedStatement, QueryOutcome, SessionStatus, StatementId,
 };
 use super::value::Value;
+use crate::error::{SqlError, SqlResult};
 
 /// Who is opening a session and with which options.
 #[derive(Debug, Clone, PartialEq, Eq)]

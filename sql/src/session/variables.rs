@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::error::{SqlError, SqlResult};
+use crate::error::{SqlError, SqlResult};
 
 /// The value of a system variable.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,7 +44,8 @@ const UTF8MB4_COLLATIONS: &[&str] = &[
     "utf8mb4_unicode_ci",
     "utf8mb4_bin",
 ];
-/// The only isolation level implemented (snapshot reads plus locking writes).
+/// The only isolation level implemented: each transaction reads one snapshot (so reads repeat)
+/// and writes take row locks, which is MySQL's REPEATABLE READ as clients observe it.
 const ISOLATION_LEVELS: &[&str] = &["REPEATABLE-READ"];
 /// MySQL 8.0's default sql_mode.
 const DEFAULT_SQL_MODE: &str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,\
@@ -72,6 +73,11 @@ pub struct VariableDefaults {
     pub net_read_timeout: u64,
     /// `@@net_write_timeout` in seconds: time to send a response.
     pub net_write_timeout: u64,
+    /// `@@max_connections` (enforced by the protocol).
+    pub max_connections: u64,
+    /// `@@innodb_lock_wait_timeout` in seconds: how long a row lock is waited for (enforced by
+    /// storage, whose setting is in milliseconds; this is rounded up).
+    pub lock_wait_timeout: u64,
 }
 
 /// Session system variables.
@@ -139,7 +145,25 @@ impl SessionVariables {
                 int(defaults.interactive_timeout),
                 Rule::ReadOnly,
             ),
+            (
+                "innodb_lock_wait_timeout",
+                int(defaults.lock_wait_timeout),
+                Rule::ReadOnly,
+            ),
             ("license", text(env!("CARGO_PKG_LICENSE")), Rule::ReadOnly),
+            // Table and database names are compared as stored, case-sensitively.
+            (
+                "lower_case_table_names",
+                VariableValue::Int(0),
+                Rule::ReadOnly,
+            ),
+            (
+                "max_connections",
+                int(defaults.max_connections),
+                Rule::ReadOnly,
+            ),
+            // No statement time limit is enforced, which is what 0 means.
+            ("max_execution_time", VariableValue::Int(0), Rule::ReadOnly),
             (
                 "max_allowed_packet",
                 int(defaults.max_allowed_packet),
@@ -255,6 +279,11 @@ impl SessionVariables {
         }
     }
 
+    /// Every variable with its value, ordered by name (`SHOW VARIABLES`).
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, &VariableValue)> {
+        self.by_name.iter().map(|(name, var)| (*name, &var.value))
+    }
+
     /// `@@autocommit` as a boolean.
     #[must_use]
     pub fn autocommit(&self) -> bool {
@@ -284,6 +313,8 @@ mod tests {
                 interactive_timeout: 20,
                 net_read_timeout: 30,
                 net_write_timeout: 60,
+                max_connections: 4096,
+                lock_wait_timeout: 50,
             },
             true,
         )
@@ -309,9 +340,13 @@ mod tests {
             Err(SqlError::ReadOnlyVariable(_))
         ));
         assert!(matches!(
-            v.get("lower_case_table_names"),
+            v.get("query_cache_size"),
             Err(SqlError::UnknownSystemVariable(_))
         ));
+        assert_eq!(
+            v.get("lower_case_table_names").unwrap(),
+            &VariableValue::Int(0)
+        );
         assert_eq!(v.get("wait_timeout").unwrap(), &VariableValue::Int(20));
         assert_eq!(
             v.get("tx_isolation").unwrap(),

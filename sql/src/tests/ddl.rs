@@ -20,7 +20,7 @@ async fn catalog_survives_reopen_with_auto_increment() {
     )
     .await;
     let db = db.reopen();
-    let mut s = SqlSession::new(None);
+    let mut s = SessionState::new(None);
     db.ok(&mut s, "USE sbtest").await;
     assert_eq!(
         db.rows(&mut s, "SELECT id, k, c, pad FROM sbtest1 WHERE k = 2")
@@ -47,7 +47,7 @@ async fn catalog_survives_reopen_with_auto_increment() {
 #[tokio::test]
 async fn create_and_drop_errors() {
     let db = TestDb::new();
-    let mut s = SqlSession::new(None);
+    let mut s = SessionState::new(None);
     assert_eq!(db.err(&mut s, "CREATE TABLE t (a INT)").await.code(), 1046);
     assert_eq!(db.err(&mut s, "USE nope").await.code(), 1049);
     db.ok(&mut s, "CREATE DATABASE d1").await;

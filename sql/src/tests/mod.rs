@@ -8,14 +8,14 @@ mod sysbench;
 mod txn;
 
 use crate::value;
-use crate::{Datum, SqlEngine, SqlError, SqlSession, StatementResult};
+use crate::{Datum, SessionState, SqlError, SqlExecutor, StatementResult};
 use orcinus_storage::{Engine, StorageConfig};
 use std::sync::Arc;
 
 /// A temp data directory with an open SQL engine.
 pub struct TestDb {
     pub dir: tempfile::TempDir,
-    pub sql: Arc<SqlEngine>,
+    pub sql: Arc<SqlExecutor>,
 }
 
 impl TestDb {
@@ -25,9 +25,9 @@ impl TestDb {
         Self { dir, sql }
     }
 
-    fn open_at(path: &std::path::Path) -> Arc<SqlEngine> {
+    fn open_at(path: &std::path::Path) -> Arc<SqlExecutor> {
         let storage = Engine::open(StorageConfig::for_test(path.to_path_buf())).unwrap();
-        SqlEngine::open(storage).unwrap()
+        SqlExecutor::open(storage).unwrap()
     }
 
     /// Closes and reopens the engine on the same directory.
@@ -39,8 +39,8 @@ impl TestDb {
     }
 
     /// A session with database `sbtest` created and selected.
-    pub async fn session(&self) -> SqlSession {
-        let mut s = SqlSession::new(None);
+    pub async fn session(&self) -> SessionState {
+        let mut s = SessionState::new(None);
         self.ok(&mut s, "CREATE DATABASE IF NOT EXISTS sbtest")
             .await;
         self.ok(&mut s, "USE sbtest").await;
@@ -48,7 +48,7 @@ impl TestDb {
     }
 
     /// Runs statements that must all succeed; returns the last result.
-    pub async fn ok(&self, s: &mut SqlSession, sql: &str) -> StatementResult {
+    pub async fn ok(&self, s: &mut SessionState, sql: &str) -> StatementResult {
         let mut res = self.sql.execute(s, sql).await;
         let last = res.pop().unwrap();
         for r in res {
@@ -58,7 +58,7 @@ impl TestDb {
     }
 
     /// Runs a statement that must fail; returns its error.
-    pub async fn err(&self, s: &mut SqlSession, sql: &str) -> SqlError {
+    pub async fn err(&self, s: &mut SessionState, sql: &str) -> SqlError {
         match self.sql.execute(s, sql).await.pop().unwrap() {
             Ok(r) => panic!("{sql}: expected an error, got {r:?}"),
             Err(e) => e,
@@ -66,7 +66,7 @@ impl TestDb {
     }
 
     /// Rows of a query as display strings.
-    pub async fn rows(&self, s: &mut SqlSession, sql: &str) -> Vec<Vec<String>> {
+    pub async fn rows(&self, s: &mut SessionState, sql: &str) -> Vec<Vec<String>> {
         rows_of(self.ok(s, sql).await)
     }
 }

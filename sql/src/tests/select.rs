@@ -3,7 +3,7 @@
 
 use super::*;
 
-async fn people() -> (TestDb, SqlSession) {
+async fn people() -> (TestDb, SessionState) {
     let db = TestDb::new();
     let mut s = db.session().await;
     db.ok(&mut s, "CREATE TABLE p (id INT PRIMARY KEY, name VARCHAR(20), dept VARCHAR(10), salary DECIMAL(8,2), age INT NULL)").await;
@@ -14,7 +14,7 @@ async fn people() -> (TestDb, SqlSession) {
 #[tokio::test]
 async fn select_without_from() {
     let db = TestDb::new();
-    let mut s = SqlSession::new(None);
+    let mut s = SessionState::new(None);
     assert_eq!(db.rows(&mut s, "SELECT 1").await, vec![vec!["1"]]);
     assert_eq!(
         db.rows(&mut s, "SELECT 1+2, 7/2, 7 DIV 2, 7 % 3, -3.5 * 2, 1.0/3")

@@ -2,7 +2,7 @@
 
 use super::*;
 
-async fn loaded(n: i64) -> (TestDb, SqlSession) {
+async fn loaded(n: i64) -> (TestDb, SessionState) {
     let db = TestDb::new();
     let mut s = db.session().await;
     db.ok(&mut s, SBTEST).await;

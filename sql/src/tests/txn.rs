@@ -4,7 +4,7 @@
 use super::*;
 use std::time::Duration;
 
-async fn two_sessions() -> (Arc<TestDb>, SqlSession, SqlSession) {
+async fn two_sessions() -> (Arc<TestDb>, SessionState, SessionState) {
     let db = TestDb::new();
     let mut a = db.session().await;
     let b = db.session().await;
@@ -195,7 +195,7 @@ async fn deadlock_rolls_back_one_and_the_other_commits() {
     db.ok(winner, "COMMIT").await;
     let rows = db
         .rows(
-            &mut SqlSession::new(Some("sbtest".into())),
+            &mut SessionState::new(Some("sbtest".into())),
             "SELECT k FROM sbtest1 WHERE id IN (1, 2) ORDER BY id",
         )
         .await;

@@ -147,13 +147,10 @@ impl FakeSession {
                 info: "Records: 2  Duplicates: 0  Warnings: 0".into(),
             }),
             "BAD" => {
-                return Err(SqlError::Syntax {
-                    near: "BAD".into(),
-                    line: 1,
-                });
+                return Err(SqlError::Parse("BAD".into()));
             }
-            "DEADLOCK" => return Err(SqlError::Storage(orcinus_storage::StorageError::Deadlock)),
-            other => return Err(SqlError::NotSupportedYet(other.to_owned())),
+            "DEADLOCK" => return Err(SqlError::Deadlock),
+            other => return Err(SqlError::NotSupported(other.to_owned())),
         })
     }
 }
@@ -202,10 +199,7 @@ impl SqlSession for FakeSession {
     async fn query(&mut self, sql: &str) -> QueryResponse {
         let parts: Vec<&str> = sql.split(';').filter(|s| !s.trim().is_empty()).collect();
         if parts.len() > 1 && !self.multi {
-            return QueryResponse::failed(SqlError::Syntax {
-                near: sql.into(),
-                line: 1,
-            });
+            return QueryResponse::failed(SqlError::Parse(sql.into()));
         }
         let mut response = QueryResponse::default();
         for part in parts {
@@ -227,7 +221,7 @@ impl SqlSession for FakeSession {
         match table {
             "t" => Ok(table_columns()),
             _ => Err(SqlError::NoSuchTable {
-                database: "test".into(),
+                db: "test".into(),
                 table: table.into(),
             }),
         }
@@ -247,7 +241,7 @@ impl SqlSession for FakeSession {
         } else if sql == "BEGIN" {
             return Err(SqlError::UnsupportedInPreparedStatement);
         } else {
-            return Err(SqlError::NotSupportedYet(sql.to_owned()));
+            return Err(SqlError::NotSupported(sql.to_owned()));
         };
         let id = self.next_id;
         self.next_id += 1;

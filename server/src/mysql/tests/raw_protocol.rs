@@ -297,7 +297,7 @@ async fn invalid_settings_are_refused() {
         ..MysqlSettings::default()
     };
     let engine = std::sync::Arc::new(super::fake_engine::FakeEngine);
-    let e = crate::mysql::serve_engine(listener, engine, settings)
+    let e = crate::mysql::serve(listener, engine, settings)
         .await
         .unwrap_err();
     assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);

@@ -1,6 +1,5 @@
-//! The production wiring (`serve` with a storage engine and the bootstrap SQL engine), driven
-//! by `mysql_async`: client probes are answered from session state, everything else is an
-//! explicit 1235.
+//! The production wiring (`open_sql` over a storage engine, served by `serve`), driven by
+//! `mysql_async`: client probes are answered from session state, SQL runs in the executor.
 
 use mysql_async::Conn;
 use mysql_async::prelude::*;
@@ -8,18 +7,20 @@ use orcinus_storage::{Engine, StorageConfig};
 use tokio::net::TcpListener;
 
 use super::client_library::{opts, server_code};
-use crate::mysql::{MysqlSettings, serve};
+use crate::mysql::{MysqlSettings, open_sql, serve};
 
 #[tokio::test]
-async fn bootstrap_engine_over_the_wire() {
+async fn production_engine_over_the_wire() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, engine, MysqlSettings::default()));
+    let settings = MysqlSettings::default();
+    let sql = std::sync::Arc::new(open_sql(engine, &settings).unwrap());
+    tokio::spawn(serve(listener, sql, settings));
 
     // Default options: mysql_async reads @@max_allowed_packet, @@wait_timeout and @@socket
-    // on connect, which the bootstrap engine answers from its variables.
+    // on connect, which the session answers from its variables.
     let defaults = mysql_async::OptsBuilder::default()
         .ip_or_hostname(addr.ip().to_string())
         .tcp_port(addr.port())
@@ -48,14 +49,30 @@ async fn bootstrap_engine_over_the_wire() {
         .query_drop("CREATE TABLE t (id INT)")
         .await
         .unwrap_err();
+    assert_eq!(server_code(e).0, 1046);
+    let e = conn.query_drop("SHOW TABLES").await.unwrap_err();
     assert_eq!(server_code(e).0, 1235);
     let e = conn
         .query_drop("SELECT @@no_such_variable")
         .await
         .unwrap_err();
     assert_eq!(server_code(e).0, 1193);
-    let e = conn.prep("SELECT 1").await.unwrap_err();
+    let e = conn.prep("SELECT @@version").await.unwrap_err();
     assert_eq!(server_code(e).0, 1295);
+    conn.query_drop("CREATE DATABASE d").await.unwrap();
+    conn.query_drop("USE d").await.unwrap();
+    conn.query_drop("CREATE TABLE t (id INT PRIMARY KEY, c VARCHAR(10))")
+        .await
+        .unwrap();
+    conn.exec_drop("INSERT INTO t VALUES (?, ?)", (1, "one"))
+        .await
+        .unwrap();
+    conn.query_drop("COMMIT").await.unwrap();
+    let c: Option<String> = conn
+        .exec_first("SELECT c FROM t WHERE id = ?", (1,))
+        .await
+        .unwrap();
+    assert_eq!(c.as_deref(), Some("one"));
     let e = conn.query_drop("USE sbtest").await.unwrap_err();
     assert_eq!(server_code(e).0, 1049);
 

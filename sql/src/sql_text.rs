@@ -1,12 +1,12 @@
-//! Lexical pieces of SQL text that the bootstrap engine needs: statement splitting at `;`
-//! outside quotes and comments, and a token stream for the probe recognizer.
+//! Lexical pieces of SQL text needed before parsing: statement splitting at `;` outside quotes
+//! and comments, and a token stream for statement routing and the session-state recognizer.
 //!
 //! Invariants: never panics on any input (unterminated quotes and comments end at the end of
 //! the text); an executable comment `/*! … */` becomes [`Token::Unsupported`] rather than
 //! being skipped, so its contents are never silently ignored.
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Token {
+pub(crate) enum Token {
     Word(String),
     Quoted(String),
     SystemVariable(String),
@@ -18,7 +18,7 @@ pub(super) enum Token {
 
 /// Splits `sql` into statements at `;` outside quotes and comments; empty statements are
 /// dropped.
-pub(super) fn split_statements(sql: &str) -> Vec<&str> {
+pub(crate) fn split_statements(sql: &str) -> Vec<&str> {
     let mut parts = Vec::new();
     let mut start = 0;
     let mut quote: Option<char> = None;
@@ -55,7 +55,7 @@ pub(super) fn split_statements(sql: &str) -> Vec<&str> {
     parts.push(sql.get(start..).unwrap_or_default());
     parts
         .into_iter()
-        .filter(|s| !tokenize(s).is_empty())
+        .filter(|s| !tokenize_prefix(s, 1).is_empty())
         .collect()
 }
 
@@ -67,13 +67,19 @@ fn skip_line(chars: &mut std::iter::Peekable<std::str::CharIndices<'_>>) {
     }
 }
 
-pub(super) fn tokenize(sql: &str) -> Vec<Token> {
+/// The tokens of `sql` (comments skipped).
+pub(crate) fn tokenize(sql: &str) -> Vec<Token> {
+    tokenize_prefix(sql, usize::MAX)
+}
+
+/// The first `max_tokens` tokens of `sql` (comments skipped).
+pub(crate) fn tokenize_prefix(sql: &str, max_tokens: usize) -> Vec<Token> {
     let chars: Vec<char> = sql.chars().collect();
     let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let mut tokens = Vec::new();
     let mut i = 0;
-    while i < chars.len() {
+    while i < chars.len() && tokens.len() < max_tokens {
         let c = at(i);
         if c.is_whitespace() {
             i += 1;

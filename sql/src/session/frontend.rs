@@ -1,0 +1,345 @@
+//! [`SqlFrontend`] and [`FrontendSession`]: the SQL engine the server serves, implementing the
+//! boundary traits [`SqlEngine`] and [`SqlSession`] over the statement executor
+//! ([`SqlExecutor`] with one [`SessionState`] per connection) plus each session's typed variable
+//! store.
+//!
+//! Invariants:
+//! - every statement is routed once, by `dispatch::route`;
+//! - the status flags come from the executor's real state (autocommit, open transaction), and
+//!   `@@autocommit` in the variable store always equals the executor's autocommit;
+//! - prepared statements keep the executor's cached plan; ids are unique within the session
+//!   and never 0;
+//! - closing or resetting a session rolls back its open transaction.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use crate::engine::{PreparedPlan, SessionState, SqlExecutor};
+use crate::error::{SqlError, SqlResult};
+use crate::result::StatementResult;
+use crate::sql_text::split_statements;
+use crate::value;
+
+use super::column::ColumnDef;
+use super::convert;
+use super::credentials::{Account, Credentials};
+use super::dispatch::{self, Route};
+use super::outcome::{
+    ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
+    StatementId,
+};
+use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
+use super::value::Value;
+use super::variables::{SessionVariables, VariableDefaults};
+
+/// Server-wide counters reported by `SHOW GLOBAL STATUS`.
+#[derive(Debug)]
+pub(super) struct ServerCounters {
+    pub started: Instant,
+    pub sessions: AtomicU64,
+    pub questions: AtomicU64,
+}
+
+/// The SQL engine as the protocols see it (see the module documentation).
+pub struct SqlFrontend {
+    executor: Arc<SqlExecutor>,
+    defaults: VariableDefaults,
+    counters: Arc<ServerCounters>,
+}
+
+impl SqlFrontend {
+    /// Opens the SQL layer over `storage` (loading the catalog); sessions start from
+    /// `defaults`.
+    pub fn open(storage: orcinus_storage::Engine, defaults: VariableDefaults) -> SqlResult<Self> {
+        Ok(Self {
+            executor: SqlExecutor::open(storage)?,
+            defaults,
+            counters: Arc::new(ServerCounters {
+                started: Instant::now(),
+                sessions: AtomicU64::new(0),
+                questions: AtomicU64::new(0),
+            }),
+        })
+    }
+}
+
+/// The account every login resolves to until the account table exists: `root` with no
+/// password (the server admits password-less accounts from loopback clients only). The
+/// accounts module replaces this function with the account-table lookup.
+#[must_use]
+pub fn builtin_root_account(user: &str) -> Option<Account> {
+    (user == "root").then(|| Account {
+        user: user.to_owned(),
+        credentials: Credentials::NoPassword,
+    })
+}
+
+impl SqlEngine for SqlFrontend {
+    type Session = FrontendSession;
+
+    async fn lookup_account(&self, user: &str) -> SqlResult<Option<Account>> {
+        Ok(builtin_root_account(user))
+    }
+
+    async fn open_session(&self, context: SessionContext) -> SqlResult<FrontendSession> {
+        let mut state = SessionState::new(None);
+        if let Some(db) = &context.database {
+            self.executor.use_database(&mut state, db)?;
+        }
+        self.counters.sessions.fetch_add(1, Ordering::Relaxed);
+        Ok(FrontendSession {
+            executor: Arc::clone(&self.executor),
+            counters: Arc::clone(&self.counters),
+            variables: SessionVariables::new(&self.defaults, context.interactive),
+            context,
+            state,
+            prepared: HashMap::new(),
+            last_statement_id: 0,
+            questions: 0,
+        })
+    }
+}
+
+/// A statement prepared in a session.
+struct Prepared {
+    plan: PreparedPlan,
+}
+
+/// One connection's session (see the module documentation).
+pub struct FrontendSession {
+    pub(super) executor: Arc<SqlExecutor>,
+    pub(super) counters: Arc<ServerCounters>,
+    pub(super) context: SessionContext,
+    pub(super) variables: SessionVariables,
+    pub(super) state: SessionState,
+    prepared: HashMap<StatementId, Prepared>,
+    last_statement_id: StatementId,
+    /// Statements this session ran (`SHOW SESSION STATUS LIKE 'Questions'`).
+    pub(super) questions: u64,
+}
+
+impl Drop for FrontendSession {
+    fn drop(&mut self) {
+        self.state.reset();
+        self.counters.sessions.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl FrontendSession {
+    async fn run(&mut self, statement: &str) -> SqlResult<QueryOutcome> {
+        self.questions += 1;
+        self.counters.questions.fetch_add(1, Ordering::Relaxed);
+        let result = match dispatch::route(statement) {
+            Route::SessionState(probe) => return self.answer(probe).await,
+            Route::Show(name) => {
+                dispatch::show_statement(&self.executor, self.state.database(), statement, &name)?
+            }
+            Route::Accounts(name) => dispatch::account_statement(&self.executor, statement, &name)?,
+            Route::Executor => {
+                let mut last = None;
+                for result in self.executor.execute(&mut self.state, statement).await {
+                    last = Some(result?);
+                }
+                last.ok_or(SqlError::EmptyQuery)?
+            }
+        };
+        Ok(self.outcome(result))
+    }
+
+    fn outcome(&self, result: StatementResult) -> QueryOutcome {
+        match result {
+            StatementResult::Rows { columns, rows } => QueryOutcome::Rows(ResultSet {
+                columns: columns.iter().map(convert::output_column).collect(),
+                rows: rows
+                    .into_iter()
+                    .map(|r| r.into_iter().map(convert::result_value).collect())
+                    .collect(),
+                warnings: self.state.warnings(),
+            }),
+            StatementResult::Affected {
+                affected_rows,
+                last_insert_id,
+                info,
+            } => {
+                let info = info.unwrap_or_default();
+                // CLIENT_FOUND_ROWS: UPDATE reports the rows it matched, not those it changed.
+                let affected_rows = if self.context.found_rows {
+                    rows_matched(&info).unwrap_or(affected_rows)
+                } else {
+                    affected_rows
+                };
+                QueryOutcome::Done(OkSummary {
+                    affected_rows,
+                    last_insert_id,
+                    warnings: self.state.warnings(),
+                    info,
+                })
+            }
+        }
+    }
+
+    fn next_statement_id(&mut self) -> StatementId {
+        loop {
+            self.last_statement_id = self.last_statement_id.wrapping_add(1);
+            let id = self.last_statement_id;
+            if id != 0 && !self.prepared.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+}
+
+/// The matched-row count of an UPDATE's info text (`Rows matched: 3  Changed: 1  Warnings: 0`).
+fn rows_matched(info: &str) -> Option<u64> {
+    let rest = info.strip_prefix("Rows matched: ")?;
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+impl SqlSession for FrontendSession {
+    fn status(&self) -> SessionStatus {
+        SessionStatus {
+            autocommit: self.state.autocommit(),
+            in_transaction: self.state.in_transaction(),
+        }
+    }
+
+    fn set_multi_statements(&mut self, enabled: bool) {
+        self.context.multi_statements = enabled;
+    }
+
+    async fn use_database(&mut self, name: &str) -> SqlResult<()> {
+        self.executor.use_database(&mut self.state, name)
+    }
+
+    async fn query(&mut self, sql: &str) -> QueryResponse {
+        let statements = split_statements(sql);
+        if statements.is_empty() {
+            return QueryResponse::failed(SqlError::EmptyQuery);
+        }
+        if statements.len() > 1 && !self.context.multi_statements {
+            let near = statements.get(1).map(|s| s.trim()).unwrap_or_default();
+            return QueryResponse::failed(SqlError::Syntax {
+                near: near.chars().take(80).collect(),
+                line: 1,
+            });
+        }
+        let mut response = QueryResponse::default();
+        for statement in statements {
+            match self.run(statement).await {
+                Ok(outcome) => response.completed.push(ExecutedStatement {
+                    outcome,
+                    status: self.status(),
+                }),
+                Err(e) => {
+                    response.error = Some(e);
+                    break;
+                }
+            }
+        }
+        response
+    }
+
+    async fn field_list(&mut self, table: &str, pattern: &str) -> SqlResult<Vec<ColumnDef>> {
+        let db = self
+            .state
+            .database()
+            .ok_or(SqlError::NoDatabaseSelected)?
+            .to_owned();
+        let table = self.executor.catalog().snapshot().table(&db, table)?;
+        let def = &table.def;
+        Ok((0..def.columns.len())
+            .filter(|&i| {
+                pattern.is_empty()
+                    || def
+                        .columns
+                        .get(i)
+                        .is_some_and(|c| value::like(c.name.as_bytes(), pattern.as_bytes(), b'\\'))
+            })
+            .filter_map(|i| convert::table_column(&db, def, i))
+            .collect())
+    }
+
+    async fn prepare(&mut self, sql: &str) -> SqlResult<PreparedStatement> {
+        let statements = split_statements(sql);
+        let statement = match statements.as_slice() {
+            [] => return Err(SqlError::EmptyQuery),
+            [one] => *one,
+            [_, second, ..] => {
+                return Err(SqlError::Syntax {
+                    near: second.trim().chars().take(80).collect(),
+                    line: 1,
+                });
+            }
+        };
+        if dispatch::route(statement) != Route::Executor {
+            return Err(SqlError::UnsupportedInPreparedStatement);
+        }
+        let plan = self.executor.prepare(&self.state, statement)?;
+        let param_count = u16::try_from(plan.param_count())
+            .map_err(|_| SqlError::WrongArguments("mysqld_stmt_prepare".into()))?;
+        let columns = plan.columns().iter().map(convert::output_column).collect();
+        let id = self.next_statement_id();
+        self.prepared.insert(id, Prepared { plan });
+        Ok(PreparedStatement {
+            id,
+            param_count,
+            columns,
+        })
+    }
+
+    async fn execute_prepared(
+        &mut self,
+        id: StatementId,
+        params: Vec<Value>,
+    ) -> SqlResult<QueryOutcome> {
+        let prepared = self.prepared.get(&id).ok_or(SqlError::UnknownStatement {
+            id,
+            command: "mysqld_stmt_execute",
+        })?;
+        let params = params
+            .into_iter()
+            .map(convert::parameter)
+            .collect::<SqlResult<Vec<_>>>()?;
+        self.questions += 1;
+        self.counters.questions.fetch_add(1, Ordering::Relaxed);
+        let result = self
+            .executor
+            .execute_prepared(&mut self.state, &prepared.plan, &params)
+            .await?;
+        Ok(self.outcome(result))
+    }
+
+    fn close_prepared(&mut self, id: StatementId) {
+        self.prepared.remove(&id);
+    }
+
+    async fn reset(&mut self) -> SqlResult<()> {
+        let db = self.state.database().map(str::to_owned);
+        self.state.reset();
+        self.state = SessionState::new(db);
+        self.variables.reset();
+        self.prepared.clear();
+        Ok(())
+    }
+
+    async fn close(mut self) {
+        self.state.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_matched_reads_the_update_info() {
+        assert_eq!(
+            rows_matched("Rows matched: 12  Changed: 3  Warnings: 0"),
+            Some(12)
+        );
+        assert_eq!(rows_matched("Records: 2  Duplicates: 0"), None);
+    }
+}

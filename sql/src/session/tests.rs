@@ -1,0 +1,184 @@
+//! Tests of the frontend over a real executor on a temp storage engine: session-state answers,
+//! routing, autocommit driven through `SET`, prepared statements, reset and close.
+
+use super::*;
+use orcinus_storage::{Engine, StorageConfig};
+
+fn defaults() -> VariableDefaults {
+    VariableDefaults {
+        version: "8.0.36-orcinus".into(),
+        max_allowed_packet: 1 << 20,
+        wait_timeout: 28800,
+        interactive_timeout: 28800,
+        net_read_timeout: 30,
+        net_write_timeout: 60,
+        max_connections: 4096,
+        lock_wait_timeout: 2,
+    }
+}
+
+fn context(database: Option<&str>) -> SessionContext {
+    SessionContext {
+        user: "root".into(),
+        host: "127.0.0.1".into(),
+        connection_id: 7,
+        database: database.map(str::to_owned),
+        multi_statements: false,
+        interactive: false,
+        found_rows: false,
+    }
+}
+
+fn frontend() -> (tempfile::TempDir, SqlFrontend) {
+    let dir = tempfile::tempdir().unwrap();
+    let storage = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
+    (dir, SqlFrontend::open(storage, defaults()).unwrap())
+}
+
+async fn ok(s: &mut FrontendSession, sql: &str) -> QueryOutcome {
+    let mut r = s.query(sql).await;
+    if let Some(e) = r.error {
+        panic!("{sql}: {e}");
+    }
+    r.completed.pop().unwrap().outcome
+}
+
+fn rows(o: QueryOutcome) -> Vec<Vec<Value>> {
+    match o {
+        QueryOutcome::Rows(rs) => rs.rows,
+        other => panic!("expected rows, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn answers_come_from_session_and_executor_state() {
+    let (_dir, f) = frontend();
+    assert!(matches!(
+        f.open_session(context(Some("nope"))).await,
+        Err(SqlError::UnknownDatabase(_))
+    ));
+    let mut s = f.open_session(context(None)).await.unwrap();
+    ok(&mut s, "CREATE DATABASE d").await;
+    ok(&mut s, "USE d").await;
+    ok(
+        &mut s,
+        "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, v INT)",
+    )
+    .await;
+    let QueryOutcome::Done(summary) = ok(&mut s, "INSERT INTO t (v) VALUES (1), (2)").await else {
+        panic!("ok expected")
+    };
+    assert_eq!((summary.affected_rows, summary.last_insert_id), (2, 1));
+    ok(&mut s, "SET autocommit = 0").await;
+    assert!(!s.status().autocommit);
+    let r = rows(ok(&mut s, "/* probe */ select @@autocommit, connection_id(), database(), last_insert_id(), @@lower_case_table_names").await);
+    assert_eq!(
+        r,
+        vec![vec![
+            Value::Int(0),
+            Value::UInt(7),
+            Value::text("d"),
+            Value::UInt(1),
+            Value::Int(0)
+        ]]
+    );
+    ok(&mut s, "INSERT INTO t (v) VALUES (3)").await;
+    assert!(s.status().in_transaction);
+    // Switching autocommit on commits the open transaction, as MySQL does.
+    ok(&mut s, "SET @@session.autocommit = ON").await;
+    assert!(!s.status().in_transaction);
+    let r = rows(ok(&mut s, "SELECT COUNT(*) FROM t").await);
+    assert_eq!(r, vec![vec![Value::Int(3)]]);
+    let r = rows(ok(&mut s, "SHOW VARIABLES LIKE 'auto%'").await);
+    assert_eq!(
+        r,
+        vec![
+            vec![Value::text("auto_increment_increment"), Value::text("1")],
+            vec![Value::text("autocommit"), Value::text("1")]
+        ]
+    );
+}
+
+#[tokio::test]
+async fn failed_set_changes_nothing_and_unsupported_is_named() {
+    let (_dir, f) = frontend();
+    let mut s = f.open_session(context(None)).await.unwrap();
+    let r = s
+        .query("SET autocommit = 0, character_set_client = latin1")
+        .await;
+    assert!(matches!(
+        r.error,
+        Some(SqlError::WrongValueForVariable { .. })
+    ));
+    assert!(s.status().autocommit);
+    let r = s.query("SHOW TABLES").await;
+    assert!(matches!(r.error, Some(SqlError::NotSupported(ref n)) if n == "SHOW TABLES"));
+    let r = s
+        .query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        .await;
+    assert!(matches!(
+        r.error,
+        Some(SqlError::WrongValueForVariable { .. })
+    ));
+    ok(
+        &mut s,
+        "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
+    )
+    .await;
+    let r = s.query("select 1; select 2").await;
+    assert!(matches!(r.error, Some(SqlError::Syntax { .. })));
+    s.set_multi_statements(true);
+    let r = s
+        .query("select 1; select 2; select * from nowhere; select 3")
+        .await;
+    assert_eq!(r.completed.len(), 2);
+    assert!(matches!(r.error, Some(SqlError::NoDatabaseSelected)));
+}
+
+#[tokio::test]
+async fn prepared_statements_reset_and_close() {
+    let (dir, f) = frontend();
+    let mut s = f.open_session(context(None)).await.unwrap();
+    ok(&mut s, "CREATE DATABASE d").await;
+    let mut s = f.open_session(context(Some("d"))).await.unwrap();
+    ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, c CHAR(10))").await;
+    assert!(matches!(
+        s.prepare("SELECT @@version").await,
+        Err(SqlError::UnsupportedInPreparedStatement)
+    ));
+    let ins = s.prepare("INSERT INTO t VALUES (?, ?)").await.unwrap();
+    assert_eq!((ins.param_count, ins.columns.len()), (2, 0));
+    let sel = s.prepare("SELECT c FROM t WHERE id = ?").await.unwrap();
+    assert_eq!(sel.columns.len(), 1);
+    let begin = s.prepare("BEGIN").await.unwrap();
+    s.execute_prepared(begin.id, vec![]).await.unwrap();
+    s.execute_prepared(ins.id, vec![Value::UInt(1), Value::text("a")])
+        .await
+        .unwrap();
+    assert!(s.status().in_transaction);
+    let QueryOutcome::Rows(rs) = s
+        .execute_prepared(sel.id, vec![Value::Int(1)])
+        .await
+        .unwrap()
+    else {
+        panic!("rows")
+    };
+    assert_eq!(rs.rows, vec![vec![Value::text("a")]]);
+    // Reset rolls back and forgets statements.
+    s.reset().await.unwrap();
+    assert!(!s.status().in_transaction);
+    assert!(matches!(
+        s.execute_prepared(sel.id, vec![Value::Int(1)]).await,
+        Err(SqlError::UnknownStatement { .. })
+    ));
+    ok(&mut s, "BEGIN").await;
+    ok(&mut s, "INSERT INTO t VALUES (2, 'b')").await;
+    s.close().await;
+    let mut s = f.open_session(context(Some("d"))).await.unwrap();
+    let r = rows(ok(&mut s, "SELECT COUNT(*) FROM t").await);
+    assert_eq!(r, vec![vec![Value::Int(0)]]);
+    let cols = s.field_list("t", "").await.unwrap();
+    assert_eq!(cols.len(), 2);
+    assert!(cols[0].flags.contains(ColumnFlags::PRIMARY_KEY));
+    drop(dir);
+}
