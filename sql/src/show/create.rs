@@ -183,3 +183,67 @@ pub fn show_create_database(
     out.rows.push(vec![text(shown_name), text(&text_value)]);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn col(ty: SqlType, nullable: bool, default: Option<Datum>) -> ColumnDef {
+        ColumnDef {
+            name: "x".into(),
+            ty,
+            nullable,
+            default,
+            auto_increment: false,
+        }
+    }
+
+    #[test]
+    fn column_lines_print_defaults_as_mysql() {
+        let cases = [
+            (
+                col(SqlType::Int { unsigned: false }, true, Some(Datum::Int(-5))),
+                "int DEFAULT '-5'",
+            ),
+            (
+                col(SqlType::Double, false, Some(Datum::Double(1.5))),
+                "double NOT NULL DEFAULT '1.5'",
+            ),
+            (
+                col(SqlType::Date, true, Some(Datum::Date(0))),
+                "date DEFAULT '1970-01-01'",
+            ),
+            (col(SqlType::DateTime, false, None), "datetime NOT NULL"),
+            (
+                col(SqlType::Timestamp, true, Some(Datum::Null)),
+                "timestamp NULL DEFAULT NULL",
+            ),
+            (col(SqlType::Blob, true, Some(Datum::Null)), "blob"),
+            (
+                col(
+                    SqlType::Varchar { len: 5 },
+                    true,
+                    Some(Datum::Bytes(b"a'b\\".to_vec())),
+                ),
+                "varchar(5) DEFAULT 'a\\'b\\\\'",
+            ),
+        ];
+        for (c, expected) in cases {
+            assert_eq!(column_line(&c), format!("  `x` {expected}"));
+        }
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(quote_identifier("a`b"), "`a``b`");
+        assert_eq!(quote_string("x\n\0\r\x1a"), "'x\\n\\0\\r\\Z'");
+        assert_eq!(
+            charset_clause("latin1", Some("latin1_bin"), true),
+            "DEFAULT CHARSET=latin1 COLLATE=latin1_bin"
+        );
+        assert_eq!(
+            charset_clause("utf8mb3", Some("utf8mb3_general_ci"), false),
+            "DEFAULT CHARACTER SET utf8mb3"
+        );
+    }
+}

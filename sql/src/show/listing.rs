@@ -9,8 +9,8 @@
 use super::output::{ShowFilter, ShowOutput, column, name_column};
 use crate::catalog::CatalogSnapshot;
 use crate::error::{SqlError, SqlResult};
-use crate::information_schema::SystemView;
 use crate::information_schema::rows::{self, DescribedTable, text};
+use crate::information_schema::{INFORMATION_SCHEMA, SystemView, is_information_schema};
 use crate::types::{Datum, SqlType};
 
 /// Picks the named columns of `view` out of its rows, and returns them as SHOW columns renamed
@@ -85,7 +85,12 @@ pub fn show_tables(
 ) -> SqlResult<ShowOutput> {
     let db = database(named_db, current_db)?;
     let tables = rows::tables_of(snap, db)?;
-    let mut columns = vec![name_column(&format!("Tables_in_{db}"), false)];
+    let shown_db = if is_information_schema(db) {
+        INFORMATION_SCHEMA
+    } else {
+        db
+    };
+    let mut columns = vec![name_column(&format!("Tables_in_{shown_db}"), false)];
     if full {
         columns.push(column("Table_type", SqlType::Varchar { len: 11 }, false));
     }

@@ -163,6 +163,10 @@ async fn show_databases_and_tables() {
         strings(&[&["sbtest1"]])
     );
     assert_eq!(
+        db.names("SHOW TABLES FROM INFORMATION_SCHEMA"),
+        ["Tables_in_information_schema"]
+    );
+    assert_eq!(
         db.rows("SHOW FULL TABLES IN information_schema"),
         strings(&[
             &["COLUMNS", "SYSTEM VIEW"],
