@@ -648,3 +648,35 @@ async fn information_schema_names_parameters_and_errors() {
         1054
     );
 }
+
+#[tokio::test]
+async fn tables_without_primary_key_and_with_auto_increment_on_a_secondary_key() {
+    let mut db = ShowDb::new().await;
+    db.exec("CREATE TABLE nopk (a INT, b VARCHAR(5))").await;
+    db.exec("CREATE TABLE seq (n INT NOT NULL AUTO_INCREMENT, v INT PRIMARY KEY, KEY kn (n))")
+        .await;
+    db.exec("INSERT INTO seq (v) VALUES (7), (8)").await;
+    assert_eq!(
+        db.rows("SHOW CREATE TABLE nopk")[0][1],
+        "CREATE TABLE `nopk` (\n  `a` int DEFAULT NULL,\n  `b` varchar(5) DEFAULT NULL\n) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"
+    );
+    assert!(
+        db.rows("SHOW INDEX FROM nopk").is_empty(),
+        "the hidden row id is no key"
+    );
+    assert_eq!(
+        db.rows("SHOW CREATE TABLE seq")[0][1],
+        "CREATE TABLE `seq` (\n  `n` int NOT NULL AUTO_INCREMENT,\n  `v` int NOT NULL,\n  PRIMARY KEY (`v`),\n  KEY `kn` (`n`)\n) ENGINE=InnoDB AUTO_INCREMENT=3 DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci"
+    );
+    assert_eq!(
+        db.rows("SHOW COLUMNS FROM seq"),
+        strings(&[
+            &["n", "int", "NO", "MUL", "NULL", "auto_increment"],
+            &["v", "int", "NO", "PRI", "NULL", ""],
+        ])
+    );
+    assert_eq!(
+        db.rows("SELECT table_name, auto_increment FROM information_schema.tables WHERE table_name IN ('seq', 'nopk') ORDER BY 1"),
+        strings(&[&["nopk", "NULL"], &["seq", "3"]])
+    );
+}
