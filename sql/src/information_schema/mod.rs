@@ -1,6 +1,7 @@
 //! information_schema: the virtual database MySQL clients and tools read metadata from, computed
 //! on every query from one catalog snapshot (nothing is stored). It holds the views SCHEMATA,
-//! TABLES, COLUMNS and STATISTICS with MySQL 8.0's columns, and lists itself among the databases.
+//! TABLES, COLUMNS, STATISTICS, TABLE_CONSTRAINTS, KEY_COLUMN_USAGE, CHARACTER_SETS, COLLATIONS
+//! and ENGINES with MySQL 8.0's columns, and lists itself among the databases.
 //!
 //! Layout: `views.rs` defines the views' columns, `rows.rs` computes their rows, `metadata.rs`
 //! holds how MySQL describes columns and keys (shared with the SHOW statements, which are

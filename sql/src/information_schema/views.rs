@@ -1,5 +1,5 @@
 //! The columns of the information_schema views this server computes (SCHEMATA, TABLES, COLUMNS,
-//! STATISTICS): names, order, types and nullability as MySQL 8.0 defines them, and the
+//! STATISTICS, TABLE_CONSTRAINTS, KEY_COLUMN_USAGE, CHARACTER_SETS, COLLATIONS, ENGINES): names, order, types and nullability as MySQL 8.0 defines them, and the
 //! [`TableDef`] each view is bound as, so queries over a view reuse the SELECT binder.
 //!
 //! Invariant: a view's rows (built in `rows.rs`) have exactly the columns listed here, in order.
@@ -114,6 +114,57 @@ const STATISTICS: &[ViewColumn] = &[
     c("EXPRESSION", SqlType::Text, true),
 ];
 
+const CHARACTER_SETS: &[ViewColumn] = &[
+    c("CHARACTER_SET_NAME", NAME, false),
+    c("DEFAULT_COLLATE_NAME", NAME, false),
+    c("DESCRIPTION", varchar(2048), false),
+    c("MAXLEN", INTU, false),
+];
+
+const COLLATIONS: &[ViewColumn] = &[
+    c("COLLATION_NAME", NAME, false),
+    c("CHARACTER_SET_NAME", NAME, false),
+    c("ID", BIGU, false),
+    c("IS_DEFAULT", varchar(3), false),
+    c("IS_COMPILED", varchar(3), false),
+    c("SORTLEN", INTU, false),
+    c("PAD_ATTRIBUTE", varchar(9), false),
+];
+
+const ENGINES: &[ViewColumn] = &[
+    c("ENGINE", NAME, false),
+    c("SUPPORT", varchar(8), false),
+    c("COMMENT", varchar(80), false),
+    c("TRANSACTIONS", varchar(3), true),
+    c("XA", varchar(3), true),
+    c("SAVEPOINTS", varchar(3), true),
+];
+
+const TABLE_CONSTRAINTS: &[ViewColumn] = &[
+    c("CONSTRAINT_CATALOG", NAME, false),
+    c("CONSTRAINT_SCHEMA", NAME, false),
+    c("CONSTRAINT_NAME", NAME, true),
+    c("TABLE_SCHEMA", NAME, false),
+    c("TABLE_NAME", NAME, false),
+    c("CONSTRAINT_TYPE", varchar(11), false),
+    c("ENFORCED", varchar(3), false),
+];
+
+const KEY_COLUMN_USAGE: &[ViewColumn] = &[
+    c("CONSTRAINT_CATALOG", NAME, false),
+    c("CONSTRAINT_SCHEMA", NAME, false),
+    c("CONSTRAINT_NAME", NAME, true),
+    c("TABLE_CATALOG", NAME, false),
+    c("TABLE_SCHEMA", NAME, false),
+    c("TABLE_NAME", NAME, false),
+    c("COLUMN_NAME", NAME, true),
+    c("ORDINAL_POSITION", INTU, false),
+    c("POSITION_IN_UNIQUE_CONSTRAINT", INTU, true),
+    c("REFERENCED_TABLE_SCHEMA", NAME, true),
+    c("REFERENCED_TABLE_NAME", NAME, true),
+    c("REFERENCED_COLUMN_NAME", NAME, true),
+];
+
 /// A view of information_schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SystemView {
@@ -121,14 +172,24 @@ pub enum SystemView {
     Tables,
     Columns,
     Statistics,
+    CharacterSets,
+    Collations,
+    Engines,
+    TableConstraints,
+    KeyColumnUsage,
 }
 
 impl SystemView {
     /// Every view, in name order.
-    pub const ALL: [Self; 4] = [
+    pub const ALL: [Self; 9] = [
+        Self::CharacterSets,
+        Self::Collations,
         Self::Columns,
+        Self::Engines,
+        Self::KeyColumnUsage,
         Self::Schemata,
         Self::Statistics,
+        Self::TableConstraints,
         Self::Tables,
     ];
 
@@ -140,6 +201,11 @@ impl SystemView {
             Self::Tables => "TABLES",
             Self::Columns => "COLUMNS",
             Self::Statistics => "STATISTICS",
+            Self::CharacterSets => "CHARACTER_SETS",
+            Self::Collations => "COLLATIONS",
+            Self::Engines => "ENGINES",
+            Self::TableConstraints => "TABLE_CONSTRAINTS",
+            Self::KeyColumnUsage => "KEY_COLUMN_USAGE",
         }
     }
 
@@ -159,6 +225,11 @@ impl SystemView {
             Self::Tables => TABLES,
             Self::Columns => COLUMNS,
             Self::Statistics => STATISTICS,
+            Self::CharacterSets => CHARACTER_SETS,
+            Self::Collations => COLLATIONS,
+            Self::Engines => ENGINES,
+            Self::TableConstraints => TABLE_CONSTRAINTS,
+            Self::KeyColumnUsage => KEY_COLUMN_USAGE,
         }
     }
 

@@ -15,7 +15,7 @@ use crate::types::{Datum, SqlType};
 
 /// Picks the named columns of `view` out of its rows, and returns them as SHOW columns renamed
 /// `(show name, view column)`.
-fn project(
+pub(super) fn project(
     view: SystemView,
     rows: Vec<Vec<Datum>>,
     names: &[(&str, &str)],

@@ -137,7 +137,7 @@ fn run_extension(
             });
             listing::show_table_status(snap, db.as_deref(), current_db, filter)
         }
-        ShowExtension::Engines => Ok(server::show_engines()),
+        ShowExtension::Engines => server::show_engines(snap),
     }
 }
 
@@ -260,12 +260,12 @@ fn show_statement(
             other => Err(SqlError::unsupported(format!("SHOW CREATE {other}"))),
         },
         Statement::ShowCollation { filter } => {
-            ShowFilter::from_ast(filter.as_ref()).and_then(server::show_collations)
+            ShowFilter::from_ast(filter.as_ref()).and_then(|f| server::show_collations(snap, f))
         }
         Statement::ShowCharset(ShowCharset {
             is_shorthand: _,
             filter,
-        }) => ShowFilter::from_ast(filter.as_ref()).and_then(server::show_charsets),
+        }) => ShowFilter::from_ast(filter.as_ref()).and_then(|f| server::show_charsets(snap, f)),
         Statement::ShowVariable { variable } => {
             let ext = extension::from_words(variable)?;
             ext.and_then(|e| run_extension(snap, current_db, &e))

@@ -169,10 +169,15 @@ async fn show_databases_and_tables() {
     assert_eq!(
         db.rows("SHOW FULL TABLES IN information_schema"),
         strings(&[
+            &["CHARACTER_SETS", "SYSTEM VIEW"],
+            &["COLLATIONS", "SYSTEM VIEW"],
             &["COLUMNS", "SYSTEM VIEW"],
+            &["ENGINES", "SYSTEM VIEW"],
+            &["KEY_COLUMN_USAGE", "SYSTEM VIEW"],
             &["SCHEMATA", "SYSTEM VIEW"],
             &["STATISTICS", "SYSTEM VIEW"],
             &["TABLES", "SYSTEM VIEW"],
+            &["TABLE_CONSTRAINTS", "SYSTEM VIEW"],
         ])
     );
 }
@@ -478,8 +483,8 @@ async fn information_schema_tables_with_filters() {
              WHERE engine IS NULL ORDER BY table_name LIMIT 2"
         ),
         strings(&[
-            &["COLUMNS", "SYSTEM VIEW", "NULL"],
-            &["SCHEMATA", "SYSTEM VIEW", "NULL"]
+            &["CHARACTER_SETS", "SYSTEM VIEW", "NULL"],
+            &["COLLATIONS", "SYSTEM VIEW", "NULL"]
         ])
     );
     assert_eq!(
@@ -678,5 +683,58 @@ async fn tables_without_primary_key_and_with_auto_increment_on_a_secondary_key()
     assert_eq!(
         db.rows("SELECT table_name, auto_increment FROM information_schema.tables WHERE table_name IN ('seq', 'nopk') ORDER BY 1"),
         strings(&[&["nopk", "NULL"], &["seq", "3"]])
+    );
+}
+
+#[tokio::test]
+async fn information_schema_constraints_charsets_engines() {
+    let db = ShowDb::new().await;
+    assert_eq!(
+        db.rows(
+            "SELECT constraint_name, table_name, constraint_type, enforced \
+             FROM information_schema.table_constraints WHERE table_schema = 'sbtest'"
+        ),
+        strings(&[
+            &["PRIMARY", "sbtest1", "PRIMARY KEY", "YES"],
+            &["uu", "t2", "UNIQUE", "YES"],
+            &["ua", "t2", "UNIQUE", "YES"],
+        ])
+    );
+    assert_eq!(
+        db.rows(
+            "SELECT constraint_name, column_name, ordinal_position, referenced_table_name \
+             FROM information_schema.key_column_usage WHERE table_schema = 'sbtest'"
+        ),
+        strings(&[
+            &["PRIMARY", "id", "1", "NULL"],
+            &["uu", "u", "1", "NULL"],
+            &["ua", "a", "1", "NULL"],
+        ])
+    );
+    assert_eq!(
+        db.rows(
+            "SELECT character_set_name, maxlen FROM information_schema.character_sets \
+             WHERE default_collate_name LIKE 'utf8mb4%'"
+        ),
+        strings(&[&["utf8mb4", "4"]])
+    );
+    assert_eq!(
+        db.rows("SELECT COUNT(*) FROM information_schema.collations WHERE character_set_name = 'utf8mb4'"),
+        strings(&[&["4"]])
+    );
+    assert_eq!(
+        db.rows("SELECT engine, support, transactions FROM information_schema.engines"),
+        strings(&[&["InnoDB", "DEFAULT", "YES"]])
+    );
+    assert_eq!(
+        db.rows("SHOW ENGINES"),
+        strings(&[&[
+            "InnoDB",
+            "DEFAULT",
+            "Orcinus LSM storage: transactions, row-level locking",
+            "YES",
+            "NO",
+            "NO"
+        ]])
     );
 }
