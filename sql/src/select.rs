@@ -19,8 +19,9 @@ use crate::value;
 use datafusion::sql::sqlparser::ast::{
     Expr, GroupByExpr, LimitClause, Offset, OrderBy, OrderByExpr, OrderByKind, OrderByOptions,
     Query, Select, SelectFlavor, SelectItem, SetExpr, TableFactor, TableWithJoins, Value,
-    WildcardAdditionalOptions,
+    WildcardAdditionalOptions, visit_expressions_mut,
 };
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// A bound single-table SELECT.
@@ -297,7 +298,7 @@ pub fn bind_query(
     b.context = "having clause";
     let having = having
         .as_ref()
-        .map(|e| bind_ref(e, &mut b, &items, &aliases))
+        .map(|e| bind_ref(&expand_aliases(e, projection), &mut b, &items, &aliases))
         .transpose()?;
     b.context = "order clause";
     let mut order = Vec::new();
@@ -438,7 +439,9 @@ fn check_full_group_by(
 }
 
 /// Binds an ORDER BY / GROUP BY / HAVING expression: a select-list alias or position refers to
-/// that item; anything else binds normally.
+/// that item; anything else binds normally. A name that is both an alias and a column means the
+/// alias in ORDER BY and HAVING, the column in GROUP BY (MySQL's resolution order, which
+/// Connector/J's metadata queries rely on: `… AS TABLE_TYPE … HAVING TABLE_TYPE IN (…)`).
 fn bind_ref(e: &Expr, b: &mut Binder<'_>, items: &[BExpr], aliases: &[String]) -> SqlResult<BExpr> {
     if let Expr::Value(v) = e {
         if let Value::Number(n, _) = &v.value {
@@ -455,7 +458,7 @@ fn bind_ref(e: &Expr, b: &mut Binder<'_>, items: &[BExpr], aliases: &[String]) -
     }
     if let Expr::Identifier(id) = e {
         let by_column = b.table.and_then(|t| t.column_index(&id.value));
-        if by_column.is_none() {
+        if by_column.is_none() || b.context != "group statement" {
             if let Some(i) = aliases
                 .iter()
                 .position(|a| a.eq_ignore_ascii_case(&id.value))
@@ -468,6 +471,30 @@ fn bind_ref(e: &Expr, b: &mut Binder<'_>, items: &[BExpr], aliases: &[String]) -
         }
     }
     b.bind(e)
+}
+
+/// `e` with every identifier that names a select-list alias replaced by the aliased expression:
+/// MySQL lets HAVING use aliases anywhere in its condition (`HAVING TABLE_TYPE IN (…)` where
+/// `TABLE_TYPE` is `CASE … END AS TABLE_TYPE`), preferring the alias over a column of that name.
+fn expand_aliases(e: &Expr, projection: &[SelectItem]) -> Expr {
+    let mut out = e.clone();
+    let _ = visit_expressions_mut(&mut out, |x| {
+        if let Expr::Identifier(id) = x {
+            let aliased = projection.iter().find_map(|item| match item {
+                SelectItem::ExprWithAlias { expr, alias }
+                    if alias.value.eq_ignore_ascii_case(&id.value) =>
+                {
+                    Some(expr.clone())
+                }
+                _ => None,
+            });
+            if let Some(expr) = aliased {
+                *x = expr;
+            }
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    out
 }
 
 fn prepare_expr(e: &BExpr, params: &[Datum], last_id: u64) -> SqlResult<BExpr> {
@@ -522,6 +549,48 @@ pub fn execute(
     params: &[Datum],
     last_id: u64,
 ) -> SqlResult<StatementResult> {
+    execute_with_source(
+        plan,
+        params,
+        last_id,
+        &mut |table, access, visit| match table {
+            Some(t) => access::fetch(ctx, t, access, &mut |_, row| visit(row)),
+            None => visit(Vec::new()).map(|_| ()),
+        },
+    )
+}
+
+/// Executes a bound SELECT over rows the caller already holds in table column order instead
+/// of a storage scan (information_schema's virtual tables): same filter, aggregation, DISTINCT,
+/// ORDER BY and LIMIT as [`execute`].
+pub fn execute_over_rows(
+    plan: &SelectPlan,
+    rows: Vec<Vec<Datum>>,
+    params: &[Datum],
+    last_id: u64,
+) -> SqlResult<StatementResult> {
+    let mut rows = Some(rows);
+    execute_with_source(plan, params, last_id, &mut |_, _, visit| {
+        for row in rows.take().unwrap_or_default() {
+            if !visit(row)? {
+                break;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Calls the visitor for every row of the plan's table (or once with an empty row when the
+/// query has no FROM); the visitor returns false to stop early.
+type RowSource<'s> = dyn FnMut(Option<&Table>, &Access, &mut dyn FnMut(Vec<Datum>) -> SqlResult<bool>) -> SqlResult<()>
+    + 's;
+
+fn execute_with_source(
+    plan: &SelectPlan,
+    params: &[Datum],
+    last_id: u64,
+    source: &mut RowSource<'_>,
+) -> SqlResult<StatementResult> {
     let BoundSelect { filter, access } =
         bind_filter(plan.table.as_deref(), &plan.filter, params, last_id)?;
     let p = |e: &BExpr| prepare_expr(e, params, last_id);
@@ -567,6 +636,12 @@ pub fn execute(
             groups.add(&group_by, &aggs, row)?;
             return Ok(true);
         }
+        // HAVING without aggregation filters rows like WHERE, but may name select aliases.
+        if let Some(h) = &having
+            && value::truth(&h.eval(&row, &[])?) != Some(true)
+        {
+            return Ok(true);
+        }
         let vals = items
             .iter()
             .map(|e| e.eval(&row, &[]))
@@ -578,12 +653,7 @@ pub fn execute(
         out.push((vals, keys));
         Ok(early_stop.is_none_or(|n| (out.len() as u64) < n))
     };
-    match &plan.table {
-        Some(t) => access::fetch(ctx, t, &access, &mut |_, row| visit(row))?,
-        None => {
-            visit(Vec::new())?;
-        }
-    }
+    source(plan.table.as_deref(), &access, &mut visit)?;
     if plan.aggregate {
         let width = plan.table.as_ref().map_or(0, |t| t.types.len());
         for (row, states) in groups.finish(group_by.is_empty(), width) {

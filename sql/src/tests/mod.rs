@@ -4,6 +4,7 @@
 mod ddl;
 mod dml;
 mod select;
+mod show;
 mod sysbench;
 mod txn;
 

@@ -188,3 +188,41 @@ async fn aggregates_and_grouping() {
         1111
     );
 }
+
+#[tokio::test]
+async fn having_without_group_by_filters_and_prefers_select_aliases() {
+    let db = TestDb::new();
+    let mut s = db.session().await;
+    db.ok(
+        &mut s,
+        "CREATE TABLE h (id INT PRIMARY KEY, k INT, name VARCHAR(10))",
+    )
+    .await;
+    db.ok(
+        &mut s,
+        "INSERT INTO h VALUES (1, 10, 'a'), (2, 20, 'b'), (3, 30, 'c')",
+    )
+    .await;
+    assert_eq!(
+        db.rows(&mut s, "SELECT id FROM h HAVING id > 1").await,
+        vec![vec!["2"], vec!["3"]],
+        "HAVING without aggregation filters rows"
+    );
+    // `k` names both a column and an alias: HAVING and ORDER BY mean the alias (MySQL).
+    assert_eq!(
+        db.rows(
+            &mut s,
+            "SELECT name, 40 - k AS k FROM h HAVING k IN (10, 20) ORDER BY k"
+        )
+        .await,
+        vec![vec!["c", "10"], vec!["b", "20"]]
+    );
+    assert_eq!(
+        db.rows(
+            &mut s,
+            "SELECT id, k FROM h GROUP BY id HAVING k + 0 >= 20 ORDER BY id DESC"
+        )
+        .await,
+        vec![vec!["3", "30"], vec!["2", "20"]]
+    );
+}
