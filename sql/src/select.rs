@@ -476,13 +476,15 @@ fn bind_ref(e: &Expr, b: &mut Binder<'_>, items: &[BExpr], aliases: &[String]) -
 /// `e` with every identifier that names a select-list alias replaced by the aliased expression:
 /// MySQL lets HAVING use aliases anywhere in its condition (`HAVING TABLE_TYPE IN (…)` where
 /// `TABLE_TYPE` is `CASE … END AS TABLE_TYPE`), preferring the alias over a column of that name.
+/// Aliased expressions holding `?` are not copied (a copy would count its parameters twice); a
+/// bare reference to such an alias still resolves through [`bind_ref`].
 fn expand_aliases(e: &Expr, projection: &[SelectItem]) -> Expr {
     let mut out = e.clone();
     let _ = visit_expressions_mut(&mut out, |x| {
         if let Expr::Identifier(id) = x {
             let aliased = projection.iter().find_map(|item| match item {
                 SelectItem::ExprWithAlias { expr, alias }
-                    if alias.value.eq_ignore_ascii_case(&id.value) =>
+                    if alias.value.eq_ignore_ascii_case(&id.value) && !has_placeholder(expr) =>
                 {
                     Some(expr.clone())
                 }
@@ -495,6 +497,16 @@ fn expand_aliases(e: &Expr, projection: &[SelectItem]) -> Expr {
         ControlFlow::<()>::Continue(())
     });
     out
+}
+
+/// True if `e` contains a `?` parameter.
+fn has_placeholder(e: &Expr) -> bool {
+    let mut copy = e.clone();
+    visit_expressions_mut(&mut copy, |x| match x {
+        Expr::Value(v) if matches!(v.value, Value::Placeholder(_)) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
 }
 
 fn prepare_expr(e: &BExpr, params: &[Datum], last_id: u64) -> SqlResult<BExpr> {

@@ -217,6 +217,17 @@ async fn having_without_group_by_filters_and_prefers_select_aliases() {
         .await,
         vec![vec!["c", "10"], vec!["b", "20"]]
     );
+    let prepared = db
+        .sql
+        .prepare(&s, "SELECT id, k - ? AS x FROM h HAVING x")
+        .unwrap();
+    assert_eq!(prepared.param_count(), 1, "the aliased `?` is counted once");
+    let r = db
+        .sql
+        .execute_prepared(&mut s, &prepared, &[Datum::Int(20)])
+        .await
+        .unwrap();
+    assert_eq!(rows_of(r), vec![vec!["1", "-10"], vec!["3", "10"]]);
     assert_eq!(
         db.rows(
             &mut s,
