@@ -19,6 +19,7 @@ use crate::catalog::Catalog;
 use crate::ddl;
 use crate::dml;
 use crate::error::{SqlError, SqlResult};
+use crate::information_schema;
 use crate::plan::{self, Plan};
 use crate::result::{OutputColumn, StatementResult};
 use crate::select;
@@ -158,6 +159,11 @@ impl SqlExecutor {
 
     /// Checks that `db` exists and makes it the session's current database (COM_INIT_DB).
     pub fn use_database(&self, session: &mut SessionState, db: &str) -> Result<(), SqlError> {
+        // information_schema is not in the catalog: its views are computed (crate::show).
+        if information_schema::is_information_schema(db) {
+            session.db = Some(information_schema::INFORMATION_SCHEMA.to_string());
+            return Ok(());
+        }
         if !self.catalog.snapshot().dbs.contains_key(db) {
             return Err(SqlError::UnknownDatabase(db.to_string()));
         }
