@@ -20,5 +20,6 @@ mod resp_client;
 mod resp_redis_benchmark;
 mod resp_redis_cli;
 mod resp_redis_py;
+mod sql_logic;
 mod startup_conflicts;
 mod tools;
