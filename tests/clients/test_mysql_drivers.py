@@ -1,7 +1,7 @@
 """PyMySQL and mysql-connector-python against the real server's MySQL port.
 
 The address comes from ORCINUS_MYSQL_ADDR ("host:port"), set by the Rust integration test that
-started the real orcinus binary (tests/tests/integration/mysql_clients.rs). Every test runs once
+started the real orcinus binary (tests/tests/integration/mysql_drivers.rs). Every test runs once
 per driver flavour: PyMySQL (text protocol, client-side parameter interpolation),
 mysql-connector-python with its pure-Python protocol, and mysql-connector-python with server-side
 prepared statements (COM_STMT_PREPARE / EXECUTE with typed binary parameters).

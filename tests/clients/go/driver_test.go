@@ -1,6 +1,6 @@
 // go-sql-driver/mysql against the real server's MySQL port. The address comes from
 // ORCINUS_MYSQL_ADDR ("host:port"), set by the Rust integration test that started the real orcinus
-// binary (tests/tests/integration/mysql_clients.rs). Queries with arguments use server-side prepared
+// binary (tests/tests/integration/mysql_drivers.rs). Queries with arguments use server-side prepared
 // statements (the driver's default, interpolateParams=false), queries without use the text protocol.
 package clients
 

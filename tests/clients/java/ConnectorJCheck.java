@@ -1,5 +1,5 @@
 // MySQL Connector/J against the real server's MySQL port, run as a single-file Java program by the
-// Rust integration test tests/tests/integration/mysql_clients.rs:
+// Rust integration test tests/tests/integration/mysql_drivers.rs:
 //   java -cp mysql-connector-j.jar ConnectorJCheck.java HOST:PORT
 // Each check prints "ok <name>"; the first failure throws, printing the stack trace and exiting 1.
 // Server-side prepared statements are on (useServerPrepStmts=true), so both COM_QUERY and

@@ -14,7 +14,7 @@ mod config_file;
 mod crash;
 mod harness;
 mod lifecycle;
-mod mysql_clients;
+mod mysql_drivers;
 mod resp_bad_input;
 mod resp_client;
 mod resp_redis_benchmark;
