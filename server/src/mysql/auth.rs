@@ -58,12 +58,18 @@ pub fn verify(
     response: &[u8],
 ) -> bool {
     match credentials {
-        Credentials::NoPassword => response.is_empty(),
+        Credentials::NoPassword => is_empty_password(plugin, response),
         Credentials::Password(hashes) => match plugin {
             AuthPlugin::Native => verify_native(hashes, nonce, response),
             AuthPlugin::CachingSha2 => verify_sha2(hashes, nonce, response),
         },
     }
+}
+
+/// True if `response` is how a client sends an empty password: nothing, or for
+/// `caching_sha2_password` a single NUL byte (Connector/J does this; MySQL's server accepts both).
+fn is_empty_password(plugin: AuthPlugin, response: &[u8]) -> bool {
+    response.is_empty() || (plugin == AuthPlugin::CachingSha2 && response == [0])
 }
 
 /// `response = SHA1(p) XOR SHA1(nonce || SHA1(SHA1(p)))`; recover `SHA1(p)` and hash it.
@@ -150,6 +156,8 @@ mod tests {
         let creds = Credentials::NoPassword;
         assert!(verify(AuthPlugin::Native, &creds, &NONCE, b""));
         assert!(!verify(AuthPlugin::CachingSha2, &creds, &NONCE, &[0u8; 32]));
+        assert!(verify(AuthPlugin::CachingSha2, &creds, &NONCE, &[0]));
+        assert!(!verify(AuthPlugin::Native, &creds, &NONCE, &[0]));
     }
 
     #[test]

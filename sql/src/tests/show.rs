@@ -12,8 +12,8 @@ use crate::show::{describe_show, execute_show, execute_show_text};
 struct ShowDb {
     _dir: tempfile::TempDir,
     storage: Engine,
-    sql: Arc<SqlEngine>,
-    session: SqlSession,
+    sql: Arc<SqlExecutor>,
+    session: SessionState,
 }
 
 impl ShowDb {
@@ -22,12 +22,12 @@ impl ShowDb {
     async fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let storage = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
-        let sql = SqlEngine::open(storage.clone()).unwrap();
+        let sql = SqlExecutor::open(storage.clone()).unwrap();
         let mut db = Self {
             _dir: dir,
             storage,
             sql,
-            session: SqlSession::new(None),
+            session: SessionState::new(None),
         };
         for stmt in [
             "CREATE DATABASE sbtest",

@@ -5,7 +5,7 @@
 
 use crate::harness::TestServer;
 use crate::resp_client::{Reply, RespClient};
-use crate::resp_tools::{logged_problems, redis_cli, require_redis_tools, run};
+use crate::tools::{logged_problems, redis_cli, require_redis_tools, run};
 use std::process::Command;
 use std::time::Duration;
 

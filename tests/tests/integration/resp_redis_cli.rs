@@ -4,7 +4,7 @@
 
 use crate::harness::TestServer;
 use crate::resp_client::{Reply, RespClient};
-use crate::resp_tools::{ToolOutput, redis_cli, require, require_redis_tools, run};
+use crate::tools::{ToolOutput, redis_cli, require, require_redis_tools, run};
 use std::net::SocketAddr;
 use std::process::Command;
 use std::time::{Duration, Instant};

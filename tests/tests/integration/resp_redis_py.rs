@@ -3,7 +3,7 @@
 //! that data and TTLs written in the first survived.
 
 use crate::harness::TestServer;
-use crate::resp_tools::{clients_dir, logged_problems, require, run};
+use crate::tools::{clients_dir, logged_problems, require, run};
 use std::net::SocketAddr;
 use std::process::Command;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Running external Redis tools (redis-cli, redis-benchmark, python3 + redis-py, tmux) from the
+//! Running external client tools (redis-cli, redis-benchmark, python3 drivers, java, go, tmux) from the
 //! real-client tests: every run has a timeout, captures stdout and stderr, and can feed stdin.
 //!
 //! Invariant: a missing tool FAILS the test with the package to install (`.ci/run` installs them
