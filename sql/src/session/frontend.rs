@@ -19,7 +19,7 @@ use std::time::Instant;
 use crate::engine::{PreparedPlan, SessionState, SqlExecutor};
 use crate::error::{SqlError, SqlResult};
 use crate::result::StatementResult;
-use crate::sql_text::split_statements;
+use crate::sql_text::{split_statements, unwrap_executable_comment};
 use crate::value;
 
 use super::column::ColumnDef;
@@ -129,6 +129,7 @@ impl Drop for FrontendSession {
 
 impl FrontendSession {
     async fn run(&mut self, statement: &str) -> SqlResult<QueryOutcome> {
+        let statement = unwrap_executable_comment(statement);
         self.questions += 1;
         self.counters.questions.fetch_add(1, Ordering::Relaxed);
         let result = match dispatch::route(statement) {
