@@ -50,10 +50,10 @@ pub(super) fn route(statement: &str) -> Route {
         ("GRANT" | "REVOKE", _) => return Route::Accounts(first.to_owned()),
         _ => {}
     }
-    if matches!(first, "SELECT" | "SET" | "USE" | "SHOW") {
-        if let Some(probe) = recognize(statement) {
-            return Route::SessionState(probe);
-        }
+    if matches!(first, "SELECT" | "SET" | "USE" | "SHOW")
+        && let Some(probe) = recognize(statement)
+    {
+        return Route::SessionState(probe);
     }
     match (first, word(1)) {
         ("SHOW", _) => return Route::Show(statement_name(&lead)),

@@ -106,7 +106,7 @@ impl SqlEngine for SqlFrontend {
 /// A statement prepared in a session.
 enum Prepared {
     /// Run by the executor from its cached plan.
-    Plan(PreparedPlan),
+    Plan(Box<PreparedPlan>),
     /// A session-state statement (no placeholders), answered again at each execution.
     SessionState(Probe),
 }
@@ -285,7 +285,7 @@ impl SqlSession for FrontendSession {
                 let param_count = u16::try_from(plan.param_count())
                     .map_err(|_| SqlError::WrongArguments("mysqld_stmt_prepare".into()))?;
                 let columns = plan.columns().iter().map(convert::output_column).collect();
-                (Prepared::Plan(plan), param_count, columns)
+                (Prepared::Plan(Box::new(plan)), param_count, columns)
             }
             // As in MySQL, USE cannot be prepared; the other session-state statements can.
             Route::SessionState(Probe::Use(_)) => {
