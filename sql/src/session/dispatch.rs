@@ -117,7 +117,11 @@ fn statement_name(lead: &[String]) -> String {
 /// True if an identifier (not a string literal) of the statement is `information_schema`.
 fn names_information_schema(statement: &str) -> bool {
     const NAME: &str = "information_schema";
-    if !statement.to_ascii_lowercase().contains(NAME) {
+    let mentioned = statement
+        .as_bytes()
+        .windows(NAME.len())
+        .any(|w| w.eq_ignore_ascii_case(NAME.as_bytes()));
+    if !mentioned {
         return false;
     }
     tokenize(statement)
