@@ -155,3 +155,39 @@ pub(crate) fn tokenize_prefix(sql: &str, max_tokens: usize) -> Vec<Token> {
     }
     tokens
 }
+
+/// A statement that is entirely one MySQL executable comment (`/*!40101 SET NAMES utf8 */`, as
+/// mysqldump writes them) is the statement inside it: MySQL runs the contents when its version
+/// is at least the optional 5-digit version, and ours (8.0) is above every version dumps use.
+/// Any other statement is returned unchanged.
+pub(crate) fn unwrap_executable_comment(statement: &str) -> &str {
+    let trimmed = statement.trim();
+    let Some(inner) = trimmed
+        .strip_prefix("/*!")
+        .and_then(|s| s.strip_suffix("*/"))
+    else {
+        return statement;
+    };
+    if inner.contains("*/") {
+        return statement;
+    }
+    let version_digits = inner.bytes().take_while(u8::is_ascii_digit).count();
+    inner.get(version_digits..).unwrap_or(inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn executable_comments_unwrap_only_when_they_are_the_whole_statement() {
+        assert_eq!(
+            unwrap_executable_comment(" /*!40101 SET NAMES utf8 */"),
+            " SET NAMES utf8 "
+        );
+        assert_eq!(unwrap_executable_comment("/*! SET a = 1 */"), " SET a = 1 ");
+        let mixed = "/*!40101 SET a = 1 */ /*!40101 SET b = 2 */";
+        assert_eq!(unwrap_executable_comment(mixed), mixed);
+        assert_eq!(unwrap_executable_comment("SELECT 1"), "SELECT 1");
+    }
+}

@@ -129,7 +129,11 @@ impl FrontendSession {
         Ok(done())
     }
 
-    fn select(&self, items: &[ProbeItem], limit: Option<u64>) -> SqlResult<QueryOutcome> {
+    pub(super) fn select(
+        &self,
+        items: &[ProbeItem],
+        limit: Option<u64>,
+    ) -> SqlResult<QueryOutcome> {
         let mut columns = Vec::with_capacity(items.len());
         let mut row = Vec::with_capacity(items.len());
         for item in items {

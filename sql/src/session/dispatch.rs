@@ -51,10 +51,10 @@ pub(super) fn route(statement: &str) -> Route {
         ("GRANT" | "REVOKE", _) => return Route::Accounts(first.to_owned()),
         _ => {}
     }
-    if matches!(first, "SELECT" | "SET" | "USE" | "SHOW") {
-        if let Some(probe) = recognize(statement) {
-            return Route::SessionState(probe);
-        }
+    if matches!(first, "SELECT" | "SET" | "USE" | "SHOW")
+        && let Some(probe) = recognize(statement)
+    {
+        return Route::SessionState(probe);
     }
     match (first, word(1)) {
         ("SHOW", _) => return Route::Show(statement_name(&lead)),
@@ -127,7 +127,11 @@ fn statement_name(lead: &[String]) -> String {
 /// True if an identifier (not a string literal) of the statement is `information_schema`.
 fn names_information_schema(statement: &str) -> bool {
     const NAME: &str = "information_schema";
-    if !statement.to_ascii_lowercase().contains(NAME) {
+    let mentioned = statement
+        .as_bytes()
+        .windows(NAME.len())
+        .any(|w| w.eq_ignore_ascii_case(NAME.as_bytes()));
+    if !mentioned {
         return false;
     }
     tokenize(statement)

@@ -19,7 +19,7 @@ use std::time::Instant;
 use crate::engine::{PreparedPlan, SessionState, SqlExecutor};
 use crate::error::{SqlError, SqlResult};
 use crate::result::StatementResult;
-use crate::sql_text::split_statements;
+use crate::sql_text::{split_statements, unwrap_executable_comment};
 use crate::value;
 
 use super::column::ColumnDef;
@@ -30,6 +30,7 @@ use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
 };
+use super::probe::Probe;
 use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
 use super::value::Value;
 use super::variables::{SessionVariables, VariableDefaults};
@@ -103,8 +104,11 @@ impl SqlEngine for SqlFrontend {
 }
 
 /// A statement prepared in a session.
-struct Prepared {
-    plan: PreparedPlan,
+enum Prepared {
+    /// Run by the executor from its cached plan.
+    Plan(Box<PreparedPlan>),
+    /// A session-state statement (no placeholders), answered again at each execution.
+    SessionState(Probe),
 }
 
 /// One connection's session (see the module documentation).
@@ -129,6 +133,7 @@ impl Drop for FrontendSession {
 
 impl FrontendSession {
     async fn run(&mut self, statement: &str) -> SqlResult<QueryOutcome> {
+        let statement = unwrap_executable_comment(statement);
         self.questions += 1;
         self.counters.questions.fetch_add(1, Ordering::Relaxed);
         let result = match dispatch::route(statement) {
@@ -274,15 +279,34 @@ impl SqlSession for FrontendSession {
                 });
             }
         };
-        if dispatch::route(statement) != Route::Executor {
-            return Err(SqlError::UnsupportedInPreparedStatement);
-        }
-        let plan = self.executor.prepare(&self.state, statement)?;
-        let param_count = u16::try_from(plan.param_count())
-            .map_err(|_| SqlError::WrongArguments("mysqld_stmt_prepare".into()))?;
-        let columns = plan.columns().iter().map(convert::output_column).collect();
+        let (prepared, param_count, columns) = match dispatch::route(statement) {
+            Route::Executor => {
+                let plan = self.executor.prepare(&self.state, statement)?;
+                let param_count = u16::try_from(plan.param_count())
+                    .map_err(|_| SqlError::WrongArguments("mysqld_stmt_prepare".into()))?;
+                let columns = plan.columns().iter().map(convert::output_column).collect();
+                (Prepared::Plan(Box::new(plan)), param_count, columns)
+            }
+            // As in MySQL, USE cannot be prepared; the other session-state statements can.
+            Route::SessionState(Probe::Use(_)) => {
+                return Err(SqlError::UnsupportedInPreparedStatement);
+            }
+            Route::SessionState(probe) => {
+                let columns = match &probe {
+                    Probe::Select { items, limit } => match self.select(items, *limit)? {
+                        QueryOutcome::Rows(rs) => rs.columns,
+                        QueryOutcome::Done(_) => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                };
+                (Prepared::SessionState(probe), 0, columns)
+            }
+            Route::Show(_) | Route::Accounts(_) => {
+                return Err(SqlError::UnsupportedInPreparedStatement);
+            }
+        };
         let id = self.next_statement_id();
-        self.prepared.insert(id, Prepared { plan });
+        self.prepared.insert(id, prepared);
         Ok(PreparedStatement {
             id,
             param_count,
@@ -305,9 +329,19 @@ impl SqlSession for FrontendSession {
             .collect::<SqlResult<Vec<_>>>()?;
         self.questions += 1;
         self.counters.questions.fetch_add(1, Ordering::Relaxed);
+        let plan = match prepared {
+            Prepared::Plan(plan) => plan,
+            Prepared::SessionState(probe) => {
+                if !params.is_empty() {
+                    return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
+                }
+                let probe = probe.clone();
+                return self.answer(probe).await;
+            }
+        };
         let result = self
             .executor
-            .execute_prepared(&mut self.state, &prepared.plan, &params)
+            .execute_prepared(&mut self.state, plan, &params)
             .await?;
         Ok(self.outcome(result))
     }

@@ -143,9 +143,18 @@ async fn prepared_statements_reset_and_close() {
     let mut s = f.open_session(context(Some("d"))).await.unwrap();
     ok(&mut s, "CREATE TABLE t (id INT PRIMARY KEY, c CHAR(10))").await;
     assert!(matches!(
-        s.prepare("SELECT @@version").await,
+        s.prepare("USE d").await,
         Err(SqlError::UnsupportedInPreparedStatement)
     ));
+    let probe = s.prepare("SELECT @@version, DATABASE()").await.unwrap();
+    assert_eq!((probe.param_count, probe.columns.len()), (0, 2));
+    let QueryOutcome::Rows(rs) = s.execute_prepared(probe.id, vec![]).await.unwrap() else {
+        panic!("rows")
+    };
+    assert_eq!(
+        rs.rows,
+        vec![vec![Value::text("8.0.36-orcinus"), Value::text("d")]]
+    );
     let ins = s.prepare("INSERT INTO t VALUES (?, ?)").await.unwrap();
     assert_eq!((ins.param_count, ins.columns.len()), (2, 0));
     let sel = s.prepare("SELECT c FROM t WHERE id = ?").await.unwrap();

@@ -180,6 +180,15 @@ fn transactions_and_autocommit() {
         a.query_drop("SET autocommit = 1").await.unwrap();
         assert_eq!(count(&mut b).await, 3);
 
+        // COM_RESET_CONNECTION rolls back and restores the session's defaults.
+        a.query_drop("SET autocommit = 0").await.unwrap();
+        a.query_drop("DELETE FROM items").await.unwrap();
+        a.reset().await.unwrap();
+        let ac: Option<i64> = a.query_first("SELECT @@autocommit").await.unwrap();
+        assert_eq!(ac, Some(1));
+        assert_eq!(count(&mut b).await, 3);
+        assert_eq!(count(&mut a).await, 3);
+
         // A dropped connection rolls its transaction back.
         a.query_drop("BEGIN").await.unwrap();
         a.query_drop("DELETE FROM items").await.unwrap();

@@ -59,7 +59,7 @@ async fn production_engine_over_the_wire() {
         .await
         .unwrap_err();
     assert_eq!(server_code(e).0, 1193);
-    let e = conn.prep("SELECT @@version").await.unwrap_err();
+    let e = conn.prep("USE sbtest").await.unwrap_err();
     assert_eq!(server_code(e).0, 1295);
     conn.query_drop("CREATE DATABASE d").await.unwrap();
     conn.query_drop("USE d").await.unwrap();
