@@ -138,6 +138,48 @@ pub enum SqlError {
     /// 1235
     #[error("This version of Orcinus doesn't yet support '{0}'")]
     NotSupported(String),
+    /// 1396: an account statement failed for the listed accounts (`'u'@'h'`, comma-separated).
+    #[error("Operation {operation} failed for {accounts}")]
+    CannotUser {
+        operation: &'static str,
+        accounts: String,
+    },
+    /// 1227: the current user lacks a global privilege the statement needs.
+    #[error("Access denied; you need (at least one of) the {0} privilege(s) for this operation")]
+    SpecificAccessDenied(&'static str),
+    /// 1044: the user has no privileges on the database.
+    #[error("Access denied for user '{user}'@'{host}' to database '{db}'")]
+    DbAccessDenied {
+        user: String,
+        host: String,
+        db: String,
+    },
+    /// 1045: authentication failed.
+    #[error("Access denied for user '{user}'@'{host}' (using password: {})", if *.using_password { "YES" } else { "NO" })]
+    AccessDenied {
+        user: String,
+        host: String,
+        using_password: bool,
+    },
+    /// 1141: SHOW GRANTS / REVOKE named a grant that does not exist.
+    #[error("There is no such grant defined for user '{user}' on host '{host}'")]
+    NonexistingGrant { user: String, host: String },
+    /// 1133: SET PASSWORD FOR an account that does not exist.
+    #[error("Can't find any matching row in the user table")]
+    PasswordNoMatch,
+    /// 1410: GRANT to an account that does not exist (MySQL 8 never creates users in GRANT).
+    #[error("You are not allowed to create a user with GRANT")]
+    CantCreateUserWithGrant,
+    /// 1524: IDENTIFIED WITH an authentication plugin Orcinus does not have.
+    #[error("Plugin '{0}' is not loaded")]
+    PluginNotLoaded(String),
+    /// 1470: a user name or host name longer than MySQL allows.
+    #[error("String '{value}' is too long for {what} (should be no longer than {max})")]
+    WrongStringLength {
+        value: String,
+        what: &'static str,
+        max: usize,
+    },
     /// 1105: the storage engine failed (I/O, poisoned, shutting down).
     #[error("Storage engine error: {0}")]
     Storage(StorageError),
@@ -189,6 +231,15 @@ impl SqlError {
             Self::Deadlock => 1213,
             Self::LockWaitTimeout => 1205,
             Self::NotSupported(_) => 1235,
+            Self::CannotUser { .. } => 1396,
+            Self::SpecificAccessDenied(_) => 1227,
+            Self::DbAccessDenied { .. } => 1044,
+            Self::AccessDenied { .. } => 1045,
+            Self::NonexistingGrant { .. } => 1141,
+            Self::PasswordNoMatch => 1133,
+            Self::CantCreateUserWithGrant => 1410,
+            Self::PluginNotLoaded(_) => 1524,
+            Self::WrongStringLength { .. } => 1470,
             Self::Storage(_) | Self::Internal(_) => 1105,
         }
     }
@@ -215,7 +266,13 @@ impl SqlError {
             | Self::UnknownEngine(_)
             | Self::UnknownFunction(_)
             | Self::WrongArgCount(_)
-            | Self::NotSupported(_) => "42000",
+            | Self::NotSupported(_)
+            | Self::SpecificAccessDenied(_)
+            | Self::DbAccessDenied { .. }
+            | Self::NonexistingGrant { .. }
+            | Self::PasswordNoMatch
+            | Self::CantCreateUserWithGrant => "42000",
+            Self::AccessDenied { .. } => "28000",
             Self::NoTablesUsed => "HY000",
             Self::NoSuchTable { .. } | Self::UnknownTable(_) => "42S02",
             Self::UnknownColumn { .. } | Self::ColumnTwice(_) => "42S22",
@@ -231,6 +288,9 @@ impl SqlError {
             | Self::NoDefault(_)
             | Self::WrongArguments(_)
             | Self::LockWaitTimeout
+            | Self::CannotUser { .. }
+            | Self::PluginNotLoaded(_)
+            | Self::WrongStringLength { .. }
             | Self::Storage(_)
             | Self::Internal(_) => "HY000",
         }
