@@ -37,6 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use orcinus_sql::accounts::AccountStore;
 use orcinus_sql::session::{BootstrapEngine, SqlEngine, VariableDefaults};
 use orcinus_storage::Engine;
 use serde::{Deserialize, Serialize};
@@ -112,17 +113,19 @@ pub async fn serve(
     listener: TcpListener,
     engine: Engine,
     settings: MysqlSettings,
+    accounts: Arc<AccountStore>,
 ) -> std::io::Result<()> {
     // The storage engine is held for the lifetime of the listener; the SQL layer will use it.
     let _storage = engine;
-    let sql = BootstrapEngine::new(VariableDefaults {
+    let defaults = VariableDefaults {
         version: constants::SERVER_VERSION.to_owned(),
         max_allowed_packet: settings.max_allowed_packet,
         wait_timeout: settings.wait_timeout_secs,
         interactive_timeout: settings.interactive_timeout_secs,
         net_read_timeout: settings.net_read_timeout_secs,
         net_write_timeout: settings.net_write_timeout_secs,
-    });
+    };
+    let sql = BootstrapEngine::with_accounts(defaults, accounts);
     serve_engine(listener, Arc::new(sql), settings).await
 }
 

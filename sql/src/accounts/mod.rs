@@ -6,7 +6,8 @@
 //! - `store`: [`AccountStore`], the persistent table with an in-memory copy;
 //! - `parse`: the account statements' grammar (CREATE/ALTER/DROP USER, GRANT, REVOKE,
 //!   SET PASSWORD, SHOW GRANTS);
-//! - `execute`: running them with MySQL's privilege checks and errors.
+//! - `execute`: running them with MySQL's privilege checks and errors;
+//! - `login`: the [`crate::session::Account`] a MySQL handshake verifies against.
 //!
 //! Invariants: cleartext passwords are never stored or logged; secrets are compared in
 //! constant time; a statement either commits all of its changes durably or none.
@@ -14,6 +15,7 @@
 //! databases; an account with neither has USAGE only.
 
 mod execute;
+mod login;
 mod parse;
 mod record;
 mod store;
@@ -21,6 +23,7 @@ mod store;
 mod tests;
 
 pub use execute::{Invoker, execute, execute_sql};
+pub use login::{account_named, login_account};
 pub use parse::{AccountStatement, AuthSpec, GrantLevel, UserRef, UserSpec, recognize};
 pub use record::{
     ACCOUNT_FORMAT_V1, AccountName, AccountPlugin, AccountPrivileges, AccountRecord,

@@ -4,8 +4,12 @@
 //! user, the connection id, `SET` of session variables, `SHOW WARNINGS` of a session that never
 //! raises warnings) and rejects every other statement with `NotSupportedYet` naming it. It has
 //! no databases, so selecting one fails with `UnknownDatabase`, and no statement can be
-//! prepared (1295, which sysbench treats as "use text queries"). Its one account is `root`
-//! with no password.
+//! prepared (1295, which sysbench treats as "use text queries"). Logins are checked against
+//! the account table when it is given one ([`BootstrapEngine::with_accounts`]); otherwise its
+//! one account is `root` with no password.
+
+use std::net::IpAddr;
+use std::sync::Arc;
 
 use super::column::{ColumnDef, ColumnFlags, ColumnType};
 use super::credentials::{Account, Credentials};
@@ -19,18 +23,33 @@ use super::sql_text::split_statements;
 use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
 use super::value::Value;
 use super::variables::{SessionVariables, VariableDefaults, VariableValue};
+use crate::accounts::AccountStore;
 
 /// The bootstrap engine (see the module documentation).
 #[derive(Debug, Clone)]
 pub struct BootstrapEngine {
     defaults: VariableDefaults,
+    accounts: Option<Arc<AccountStore>>,
 }
 
 impl BootstrapEngine {
-    /// An engine whose sessions start from `defaults`.
+    /// An engine whose sessions start from `defaults`; its one account is `root` without a
+    /// password.
     #[must_use]
     pub fn new(defaults: VariableDefaults) -> Self {
-        Self { defaults }
+        Self {
+            defaults,
+            accounts: None,
+        }
+    }
+
+    /// An engine whose logins are checked against the account table `accounts`.
+    #[must_use]
+    pub fn with_accounts(defaults: VariableDefaults, accounts: Arc<AccountStore>) -> Self {
+        Self {
+            defaults,
+            accounts: Some(accounts),
+        }
     }
 }
 
@@ -38,10 +57,20 @@ impl SqlEngine for BootstrapEngine {
     type Session = BootstrapSession;
 
     async fn lookup_account(&self, user: &str) -> SqlResult<Option<Account>> {
-        Ok((user == "root").then(|| Account {
-            user: user.to_owned(),
-            credentials: Credentials::NoPassword,
-        }))
+        Ok(match &self.accounts {
+            Some(store) => crate::accounts::account_named(store, user),
+            None => (user == "root").then(|| Account {
+                user: user.to_owned(),
+                credentials: Credentials::NoPassword,
+            }),
+        })
+    }
+
+    async fn lookup_account_from(&self, user: &str, client: IpAddr) -> SqlResult<Option<Account>> {
+        match &self.accounts {
+            Some(store) => Ok(crate::accounts::login_account(store, user, client)),
+            None => self.lookup_account(user).await,
+        }
     }
 
     async fn open_session(&self, context: SessionContext) -> SqlResult<BootstrapSession> {

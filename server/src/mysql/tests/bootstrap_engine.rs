@@ -16,7 +16,12 @@ async fn bootstrap_engine_over_the_wire() {
     let engine = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(serve(listener, engine, MysqlSettings::default()));
+    let accounts = std::sync::Arc::new(
+        orcinus_sql::accounts::AccountStore::open(&engine)
+            .await
+            .unwrap(),
+    );
+    tokio::spawn(serve(listener, engine, MysqlSettings::default(), accounts));
 
     // Default options: mysql_async reads @@max_allowed_packet, @@wait_timeout and @@socket
     // on connect, which the bootstrap engine answers from its variables.
