@@ -146,6 +146,7 @@ impl ErrPacket {
                     if *using_password { "YES" } else { "NO" }
                 ),
             ),
+            SqlError::Engine(e) => Self::new(e.code(), e.sqlstate(), e.to_string()),
             SqlError::UnknownDatabase(db) => {
                 Self::new(1049, "42000", format!("Unknown database '{db}'"))
             }

@@ -7,7 +7,8 @@
 //! - `parse`: the account statements' grammar (CREATE/ALTER/DROP USER, GRANT, REVOKE,
 //!   SET PASSWORD, SHOW GRANTS);
 //! - `execute`: running them with MySQL's privilege checks and errors;
-//! - `login`: the [`crate::session::Account`] a MySQL handshake verifies against.
+//! - `login`: the [`crate::session::Account`] a MySQL handshake verifies against;
+//! - `session_bridge`: account statements and database checks in the session boundary's types.
 //!
 //! Invariants: cleartext passwords are never stored or logged; secrets are compared in
 //! constant time; a statement either commits all of its changes durably or none.
@@ -18,6 +19,7 @@ mod execute;
 mod login;
 mod parse;
 mod record;
+mod session_bridge;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -29,4 +31,5 @@ pub use record::{
     ACCOUNT_FORMAT_V1, AccountName, AccountPlugin, AccountPrivileges, AccountRecord,
     constant_time_eq, password_matches,
 };
+pub use session_bridge::{check_database_for_session, run_for_session};
 pub use store::{ACCOUNTS_KEYSPACE, AccountChange, AccountMap, AccountStore};

@@ -6,7 +6,9 @@
 //! no databases, so selecting one fails with `UnknownDatabase`, and no statement can be
 //! prepared (1295, which sysbench treats as "use text queries"). Logins are checked against
 //! the account table when it is given one ([`BootstrapEngine::with_accounts`]); otherwise its
-//! one account is `root` with no password.
+//! one account is `root` with no password. With the account table it also runs the account
+//! statements (CREATE/ALTER/DROP USER, GRANT, REVOKE, SET PASSWORD, SHOW GRANTS) and refuses
+//! databases the account has no privileges on (1044, before the existence check).
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -23,7 +25,7 @@ use super::sql_text::split_statements;
 use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
 use super::value::Value;
 use super::variables::{SessionVariables, VariableDefaults, VariableValue};
-use crate::accounts::AccountStore;
+use crate::accounts::{self, AccountStore};
 
 /// The bootstrap engine (see the module documentation).
 #[derive(Debug, Clone)]
@@ -75,11 +77,15 @@ impl SqlEngine for BootstrapEngine {
 
     async fn open_session(&self, context: SessionContext) -> SqlResult<BootstrapSession> {
         if let Some(db) = &context.database {
+            if let Some(store) = &self.accounts {
+                accounts::check_database_for_session(store, &context.user, &context.host, db)?;
+            }
             return Err(SqlError::UnknownDatabase(db.clone()));
         }
         Ok(BootstrapSession {
             variables: SessionVariables::new(&self.defaults, context.interactive),
             context,
+            accounts: self.accounts.clone(),
         })
     }
 }
@@ -89,6 +95,7 @@ impl SqlEngine for BootstrapEngine {
 pub struct BootstrapSession {
     context: SessionContext,
     variables: SessionVariables,
+    accounts: Option<Arc<AccountStore>>,
 }
 
 impl BootstrapSession {
@@ -108,7 +115,10 @@ impl BootstrapSession {
             Probe::SetNames { charset, collation } => {
                 self.set_names(&charset, collation.as_deref())
             }
-            Probe::Use(db) => Err(SqlError::UnknownDatabase(db)),
+            Probe::Use(db) => {
+                self.check_database(&db)?;
+                Err(SqlError::UnknownDatabase(db))
+            }
             Probe::ShowWarnings => Ok(QueryOutcome::Rows(ResultSet {
                 columns: vec![
                     ColumnDef::new("Level", ColumnType::VarChar).with_length(28),
@@ -120,6 +130,19 @@ impl BootstrapSession {
                 rows: Vec::new(),
                 warnings: 0,
             })),
+        }
+    }
+
+    /// 1044 unless the session's account may use `db` (checked before existence, as MySQL).
+    fn check_database(&self, db: &str) -> SqlResult<()> {
+        match &self.accounts {
+            Some(store) => accounts::check_database_for_session(
+                store,
+                &self.context.user,
+                &self.context.host,
+                db,
+            ),
+            None => Ok(()),
         }
     }
 
@@ -221,6 +244,7 @@ impl SqlSession for BootstrapSession {
     }
 
     async fn use_database(&mut self, name: &str) -> SqlResult<()> {
+        self.check_database(name)?;
         Err(SqlError::UnknownDatabase(name.to_owned()))
     }
 
@@ -238,7 +262,14 @@ impl SqlSession for BootstrapSession {
         }
         let mut response = QueryResponse::default();
         for statement in statements {
-            match self.run(statement) {
+            let account_statement = match &self.accounts {
+                Some(store) => {
+                    let (user, host) = (&self.context.user, &self.context.host);
+                    accounts::run_for_session(store, user, host, statement).await
+                }
+                None => None,
+            };
+            match account_statement.unwrap_or_else(|| self.run(statement)) {
                 Ok(outcome) => response.completed.push(ExecutedStatement {
                     outcome,
                     status: self.status(),

@@ -79,6 +79,10 @@ pub enum SqlError {
     /// `SET x = …` on a variable that cannot be changed.
     #[error("variable '{0}' is a read only variable")]
     ReadOnlyVariable(String),
+    /// An error of the SQL engine library (`crate::error::SqlError`), which carries its own
+    /// MySQL code, SQLSTATE and message (account statements today).
+    #[error(transparent)]
+    Engine(crate::error::SqlError),
     /// A storage error (conflicts keep their own kinds: deadlock, lock wait timeout).
     #[error(transparent)]
     Storage(#[from] StorageError),
@@ -125,6 +129,15 @@ impl SqlError {
             | Self::WrongArguments(_)
             | Self::WrongValueForVariable { .. }
             | Self::ReadOnlyVariable(_) => ErrorKind::InvalidInput,
+            Self::Engine(e) => match e.code() {
+                1044 | 1045 | 1227 => ErrorKind::Access,
+                1235 | 1524 => ErrorKind::Unsupported,
+                1141 => ErrorKind::NotFound,
+                1205 | 1213 => ErrorKind::Conflict,
+                1105 if matches!(e, crate::error::SqlError::Storage(_)) => ErrorKind::Storage,
+                1105 => ErrorKind::Internal,
+                _ => ErrorKind::InvalidInput,
+            },
             Self::Storage(e) if e.is_conflict() => ErrorKind::Conflict,
             Self::Storage(_) => ErrorKind::Storage,
             Self::Internal(_) => ErrorKind::Internal,

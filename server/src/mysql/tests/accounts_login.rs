@@ -223,3 +223,57 @@ async fn without_requirepass_accounts_still_authenticate() {
         "-ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?\r\n"
     );
 }
+
+#[tokio::test]
+async fn account_statements_over_the_wire_and_database_privileges() {
+    let p = start_both(None).await;
+    let mut root = Conn::new(opts(p.mysql, "root", None, None)).await.unwrap();
+    root.query_drop("CREATE USER 'web'@'%' IDENTIFIED BY 'w3b'")
+        .await
+        .unwrap();
+    let e = root
+        .query_drop("CREATE USER 'web'@'%' IDENTIFIED BY 'x'")
+        .await
+        .unwrap_err();
+    assert_eq!(server_code(e), (1396, "HY000".into()));
+
+    let mut web = Conn::new(opts(p.mysql, "web", Some("w3b"), None))
+        .await
+        .unwrap();
+    let grants: Vec<String> = web.query("SHOW GRANTS").await.unwrap();
+    assert_eq!(grants, ["GRANT USAGE ON *.* TO `web`@`%`"]);
+    let e = web.query_drop("CREATE USER intruder").await.unwrap_err();
+    assert_eq!(server_code(e), (1227, "42000".into()));
+    let e = web.query_drop("USE shop").await.unwrap_err();
+    assert_eq!(server_code(e), (1044, "42000".into()));
+    let e = Conn::new(opts(p.mysql, "web", Some("w3b"), Some("shop")))
+        .await
+        .unwrap_err();
+    assert_eq!(server_code(e), (1044, "42000".into()));
+
+    root.query_drop("GRANT ALL PRIVILEGES ON shop.* TO web")
+        .await
+        .unwrap();
+    // Privileges apply at the next statement; the bootstrap engine has no databases, so an
+    // allowed name is then checked for existence (1049).
+    let e = web.query_drop("USE shop").await.unwrap_err();
+    assert_eq!(server_code(e), (1049, "42000".into()));
+    let grants: Vec<String> = root.query("SHOW GRANTS FOR web").await.unwrap();
+    assert_eq!(
+        grants,
+        [
+            "GRANT USAGE ON *.* TO `web`@`%`",
+            "GRANT ALL PRIVILEGES ON `shop`.* TO `web`@`%`"
+        ]
+    );
+    web.query_drop("SET PASSWORD = 'n3w'").await.unwrap();
+
+    // The same account on the RESP port, with its new password.
+    let mut c = TcpStream::connect(p.redis).await.unwrap();
+    assert_eq!(resp(&mut c, "AUTH web w3b\r\n").await, WRONGPASS);
+    assert_eq!(resp(&mut c, "AUTH web n3w\r\n").await, "+OK\r\n");
+    root.query_drop("DROP USER web").await.unwrap();
+    assert_eq!(resp(&mut c, "AUTH web n3w\r\n").await, WRONGPASS);
+    web.disconnect().await.unwrap();
+    root.disconnect().await.unwrap();
+}
