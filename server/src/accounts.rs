@@ -7,7 +7,6 @@
 
 use orcinus_kv::Authenticator;
 use orcinus_sql::accounts::AccountStore;
-use orcinus_sql::session::Credentials;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -23,9 +22,6 @@ impl Authenticator for AccountAuthenticator {
     }
 
     fn has_password_accounts(&self) -> bool {
-        self.0
-            .accounts()
-            .values()
-            .any(|r| matches!(r.credentials, Credentials::Password(_)))
+        self.0.any_password_account()
     }
 }

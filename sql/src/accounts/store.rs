@@ -145,6 +145,15 @@ impl AccountStore {
             .collect()
     }
 
+    /// True if some account has a password (so a non-loopback client has a way to log in).
+    #[must_use]
+    pub fn any_password_account(&self) -> bool {
+        self.accounts
+            .read()
+            .values()
+            .any(|r| matches!(r.credentials, Credentials::Password(_)))
+    }
+
     /// A copy of every account.
     #[must_use]
     pub fn accounts(&self) -> AccountMap {

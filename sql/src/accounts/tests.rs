@@ -82,12 +82,14 @@ async fn first_open_creates_passwordless_root_and_reopen_keeps_users() {
     assert_eq!(root.credentials, Credentials::NoPassword);
     assert!(root.privileges.global_all);
     assert_eq!(f.store.passwordless_administrators().len(), 1);
+    assert!(!f.store.any_password_account());
     f.root("CREATE USER 'app'@'%' IDENTIFIED BY 'pw1'").await;
     f.root("ALTER USER root IDENTIFIED BY 'rootpw'").await;
     let f = f.reopen().await;
     assert!(f.store.verify_password("app", b"pw1", REMOTE));
     assert!(f.store.verify_password("root", b"rootpw", REMOTE));
     assert!(f.store.passwordless_administrators().is_empty());
+    assert!(f.store.any_password_account());
 }
 
 #[tokio::test]
