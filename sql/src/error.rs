@@ -154,13 +154,6 @@ pub enum SqlError {
         host: String,
         db: String,
     },
-    /// 1045: authentication failed.
-    #[error("Access denied for user '{user}'@'{host}' (using password: {})", if *.using_password { "YES" } else { "NO" })]
-    AccessDenied {
-        user: String,
-        host: String,
-        using_password: bool,
-    },
     /// 1141: SHOW GRANTS / REVOKE named a grant that does not exist.
     #[error("There is no such grant defined for user '{user}' on host '{host}'")]
     NonexistingGrant { user: String, host: String },
@@ -234,7 +227,6 @@ impl SqlError {
             Self::CannotUser { .. } => 1396,
             Self::SpecificAccessDenied(_) => 1227,
             Self::DbAccessDenied { .. } => 1044,
-            Self::AccessDenied { .. } => 1045,
             Self::NonexistingGrant { .. } => 1141,
             Self::PasswordNoMatch => 1133,
             Self::CantCreateUserWithGrant => 1410,
@@ -272,7 +264,6 @@ impl SqlError {
             | Self::NonexistingGrant { .. }
             | Self::PasswordNoMatch
             | Self::CantCreateUserWithGrant => "42000",
-            Self::AccessDenied { .. } => "28000",
             Self::NoTablesUsed => "HY000",
             Self::NoSuchTable { .. } | Self::UnknownTable(_) => "42S02",
             Self::UnknownColumn { .. } | Self::ColumnTwice(_) => "42S22",
