@@ -1,24 +1,18 @@
-//! The account table behind the session boundary (`crate::session`): account statements and
-//! database-access checks for a session that knows its user and client host as text, with
-//! results and errors in the boundary's types.
+//! Glue for the bootstrap engine, whose session boundary has its own error type: the account
+//! statements and database checks of `login.rs`, with results and errors in the boundary's
+//! types. (Once the crate has one `SqlError`, a dispatcher calls `login.rs` directly.)
 //!
 //! Invariant: errors keep their MySQL code, SQLSTATE and message (wrapped in
-//! `session::SqlError::Engine`); an unparseable client host is an internal error, never a
-//! silent loopback.
+//! `session::SqlError::Engine`).
 
-use super::execute::{Invoker, execute_sql};
+use super::login::{account_statement, database_access};
+use super::parse::recognize;
 use super::store::AccountStore;
 use crate::result::StatementResult;
 use crate::session::{
     ColumnDef, ColumnType, OkSummary, QueryOutcome, ResultSet, SqlError, SqlResult, Value,
 };
 use crate::types::Datum;
-use std::net::IpAddr;
-
-fn client_ip(host: &str) -> SqlResult<IpAddr> {
-    host.parse()
-        .map_err(|_| SqlError::Internal(format!("session host '{host}' is not an IP address")))
-}
 
 /// Runs `sql` if it is an account statement, as `user` connected from `host`; `None` if the
 /// text is not one.
@@ -28,11 +22,9 @@ pub async fn run_for_session(
     host: &str,
     sql: &str,
 ) -> Option<SqlResult<QueryOutcome>> {
-    let client = match client_ip(host) {
-        Ok(ip) => ip,
-        Err(e) => return super::parse::recognize(sql).map(|_| Err(e)),
-    };
-    let result = execute_sql(store, Invoker { user, client }, sql).await?;
+    // Parsed again by `account_statement`; account statements are rare and short.
+    recognize(sql)?.ok();
+    let result = account_statement(store, user, host, sql, "account statement").await;
     Some(result.map_err(SqlError::Engine).and_then(outcome))
 }
 
@@ -43,9 +35,7 @@ pub fn check_database_for_session(
     host: &str,
     db: &str,
 ) -> SqlResult<()> {
-    store
-        .check_database_access(user, client_ip(host)?, db)
-        .map_err(SqlError::Engine)
+    database_access(store, user, host, db).map_err(SqlError::Engine)
 }
 
 fn outcome(result: StatementResult) -> SqlResult<QueryOutcome> {

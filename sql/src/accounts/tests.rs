@@ -467,3 +467,44 @@ fn recognize_claims_only_account_statements() {
         }
     }
 }
+
+#[tokio::test]
+async fn dispatcher_entry_point_takes_the_session_host_as_text() {
+    let f = Fixture::new().await;
+    let ok = account_statement(
+        &f.store,
+        "root",
+        "::1",
+        "CREATE USER d IDENTIFIED BY 'p'",
+        "CREATE USER",
+    )
+    .await;
+    assert!(ok.is_ok(), "{ok:?}");
+    assert!(f.store.verify_password("d", b"p", REMOTE));
+    // Routed as an account statement by its leading words, but not one this module has.
+    let e = account_statement(
+        &f.store,
+        "root",
+        "127.0.0.1",
+        "RENAME USER d TO e",
+        "RENAME USER",
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "This version of Orcinus doesn't yet support 'RENAME USER'"
+    );
+    let e = account_statement(&f.store, "root", "not-an-ip", "DROP USER d", "DROP USER")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), 1105);
+    assert!(f.record("d", "%").is_some());
+    assert_eq!(
+        database_access(&f.store, "d", "10.0.0.1", "shop")
+            .unwrap_err()
+            .code(),
+        1044
+    );
+    assert!(database_access(&f.store, "root", "10.0.0.1", "shop").is_ok());
+}
