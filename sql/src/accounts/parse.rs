@@ -2,9 +2,11 @@
 //! SET PASSWORD and SHOW GRANTS.
 //!
 //! Why not sqlparser: sqlparser 0.62 parses CREATE USER in Snowflake's form (`name key=value`)
-//! and rejects `'u'@'h' IDENTIFIED BY 'p'`; ALTER USER, DROP USER `'u'@'h'`, SET PASSWORD and
-//! SHOW GRANTS have no MySQL form either. Only GRANT/REVOKE parse, into a model that is mostly
-//! Snowflake's. One parser for the seven statements keeps their grammar in one place.
+//! and rejects `'u'@'h' IDENTIFIED BY 'p'`; ALTER USER, DROP USER `'u'@'h'` and SET PASSWORD FOR
+//! fail too, and `SHOW GRANTS FOR 'u'@'%'` parses as `SHOW VARIABLE grants for`, dropping the
+//! account (a test pins all of this). Only GRANT/REVOKE parse, into a model that is mostly
+//! Snowflake's. One parser for the seven statements keeps their grammar in one place, and the
+//! dispatcher must route these statements here BEFORE handing text to sqlparser.
 //!
 //! Invariants: [`recognize`] claims a text only by its leading keywords (so `CREATE TABLE user`
 //! is never claimed); every clause it does not implement (REQUIRE, PASSWORD EXPIRE, WITH GRANT

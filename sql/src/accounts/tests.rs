@@ -508,3 +508,26 @@ async fn dispatcher_entry_point_takes_the_session_host_as_text() {
     );
     assert!(database_access(&f.store, "root", "10.0.0.1", "shop").is_ok());
 }
+
+/// Why `parse.rs` exists: sqlparser 0.62 (MySQL dialect) rejects most MySQL account forms,
+/// and parses `SHOW GRANTS FOR 'u'@'%'` as `SHOW VARIABLE grants for`, silently dropping the
+/// account. If an upgrade changes this, consider moving to its AST.
+#[test]
+fn sqlparser_does_not_parse_the_mysql_account_forms() {
+    use datafusion::sql::sqlparser::ast::Statement;
+    use datafusion::sql::sqlparser::dialect::MySqlDialect;
+    use datafusion::sql::sqlparser::parser::Parser;
+    for sql in [
+        "CREATE USER 'u'@'h' IDENTIFIED BY 'p'",
+        "ALTER USER 'u'@'%' IDENTIFIED BY 'p'",
+        "DROP USER 'u'@'%'",
+        "SET PASSWORD FOR 'u'@'%' = 'p'",
+    ] {
+        assert!(
+            Parser::parse_sql(&MySqlDialect {}, sql).is_err(),
+            "{sql} now parses"
+        );
+    }
+    let show = Parser::parse_sql(&MySqlDialect {}, "SHOW GRANTS FOR 'u'@'%'").unwrap();
+    assert!(matches!(show.as_slice(), [Statement::ShowVariable { .. }]));
+}
