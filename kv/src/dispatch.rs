@@ -436,7 +436,8 @@ impl KvServer {
         session.db = 0;
         session.protocol = crate::session::Protocol::Resp2;
         session.name = None;
-        session.authenticated = !self.requires_auth();
+        session.authenticated = !self.requires_auth_for(session.client_ip);
+        session.update_entry(|e| e.user = "default".into());
         Reply::Simple("RESET".into())
     }
 }

@@ -1,6 +1,7 @@
 //! [`KvServer`]: the state shared by all RESP connections — the store, settings, client
 //! registry, WATCH epochs, SCAN cursors and counters. Cheap to share behind an `Arc`.
 
+use crate::auth::{Authenticator, NoAccounts};
 use crate::blocking::BlockingKeys;
 use crate::error::KvResult;
 use crate::scan_cursor::ScanCursors;
@@ -8,6 +9,7 @@ use crate::session::{ClientRegistry, Session};
 use crate::store::Store;
 use crate::watch::Watches;
 use orcinus_storage::Engine;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -89,6 +91,7 @@ pub struct KvServer {
     pub(crate) cursors: ScanCursors,
     pub(crate) started: Instant,
     pub(crate) blocking: Arc<BlockingKeys>,
+    pub(crate) authenticator: Arc<dyn Authenticator>,
     /// Counters.
     pub stats: Stats,
 }
@@ -104,8 +107,22 @@ impl KvServer {
             cursors: ScanCursors::default(),
             started: Instant::now(),
             blocking: Arc::new(BlockingKeys::default()),
+            authenticator: Arc::new(NoAccounts),
             stats: Stats::default(),
         })
+    }
+
+    /// Uses `authenticator` for AUTH / HELLO AUTH with a user name other than `default`.
+    #[must_use]
+    pub fn with_authenticator(mut self, authenticator: Arc<dyn Authenticator>) -> Self {
+        self.authenticator = authenticator;
+        self
+    }
+
+    /// The account checker.
+    #[must_use]
+    pub fn authenticator(&self) -> &dyn Authenticator {
+        self.authenticator.as_ref()
     }
 
     /// The settings.
@@ -130,6 +147,26 @@ impl KvServer {
     #[must_use]
     pub fn requires_auth(&self) -> bool {
         self.config.requirepass.is_some()
+    }
+
+    /// True if a client at `client` must authenticate: always with `requirepass`; otherwise
+    /// only clients that are not on loopback (the password-less `default` user serves
+    /// loopback clients only). An unknown address is treated as [`Self::requires_auth`].
+    #[must_use]
+    pub fn requires_auth_for(&self, client: Option<IpAddr>) -> bool {
+        self.requires_auth() || client.is_some_and(|ip| !ip.to_canonical().is_loopback())
+    }
+
+    /// A session for a new connection from `peer` to `laddr`.
+    pub fn new_client_session(&self, peer: SocketAddr, laddr: String) -> Session {
+        Stats::bump(&self.stats.connections_received);
+        let client = Some(peer.ip());
+        let mut session =
+            self.clients
+                .register(peer.to_string(), laddr, !self.requires_auth_for(client));
+        session.client_ip = client;
+        session.watches = Some(self.watches.clone());
+        session
     }
 
     /// A session for a new connection (`addr`, `laddr` as text for CLIENT LIST).

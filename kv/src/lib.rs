@@ -8,6 +8,7 @@
 //! before its reply is returned; expired keys read as absent everywhere.
 
 pub mod args;
+pub mod auth;
 pub mod blocking;
 pub mod clock;
 pub mod cmd;
@@ -27,6 +28,7 @@ pub mod store;
 pub mod sweeper;
 pub mod watch;
 
+pub use auth::{Authenticator, NoAccounts};
 pub use bytes::{self, Bytes};
 pub use error::{ErrorKind, KvError, KvResult};
 pub use kv_server::{KvConfig, KvServer};

@@ -7,6 +7,7 @@
 use bytes::Bytes;
 use parking_lot::Mutex;
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -145,6 +146,7 @@ impl ClientRegistry {
             db: 0,
             protocol: Protocol::Resp2,
             authenticated,
+            client_ip: None,
             name: None,
             closing: false,
             multi: None,
@@ -176,6 +178,9 @@ pub struct Session {
     pub protocol: Protocol,
     /// True once authenticated (or if no password is required).
     pub authenticated: bool,
+    /// The client's address when the connection knows it (account host matching, and the
+    /// `default` user's no-password access, which is for loopback clients only).
+    pub client_ip: Option<IpAddr>,
     /// CLIENT SETNAME name.
     pub name: Option<Bytes>,
     /// Set by QUIT: the connection closes after sending this reply.

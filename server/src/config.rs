@@ -7,6 +7,8 @@
 //! - `storage.path` is not a setting: the engine lives directly in `server.data_dir`, and
 //!   [`Config::resolve`] copies the data dir into it; a file that sets it is rejected.
 //! - Loading, overriding and validating touch nothing on disk except reading the file.
+//! - A non-loopback `server.bind` is checked at start-up, not here: it needs the account
+//!   table (see `startup::check_public_bind`).
 
 use crate::cli::CliOverrides;
 use crate::error::{ServerError, flatten_to_one_line};
@@ -172,13 +174,6 @@ impl Config {
             return invalid(format!(
                 "server.mysql_port and server.redis_port are both {}",
                 server.mysql_port
-            ));
-        }
-        if !server.bind.is_loopback() && self.resp.requirepass.is_none() {
-            return invalid(format!(
-                "server.bind {} is not a loopback address; serving other hosts needs \
-                 resp.requirepass",
-                server.bind
             ));
         }
         if self.storage.path != server.data_dir {

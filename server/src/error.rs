@@ -90,6 +90,17 @@ pub enum ServerError {
         /// What failed, in one line.
         reason: String,
     },
+    /// A non-loopback bind while an administrator account has no password (or the data dir is
+    /// new, so `root` would have none).
+    #[error(
+        "server.bind {bind} is not a loopback address and {accounts} has no password; start bound to 127.0.0.1, set one (ALTER USER ... IDENTIFIED BY), then restart"
+    )]
+    PasswordlessAdmin {
+        /// The configured bind address.
+        bind: std::net::IpAddr,
+        /// The account names, `'user'@'host'`, comma-separated.
+        accounts: String,
+    },
     /// The async runtime or the signal handlers could not be set up.
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),
@@ -125,7 +136,8 @@ impl ServerError {
             | Self::Bind { .. }
             | Self::DataDirLocked { .. }
             | Self::StorageOpen { .. }
-            | Self::ServiceOpen { .. } => ErrorKind::Startup,
+            | Self::ServiceOpen { .. }
+            | Self::PasswordlessAdmin { .. } => ErrorKind::Startup,
             Self::Runtime(_)
             | Self::Stdout(_)
             | Self::ListenerStopped { .. }

@@ -9,11 +9,15 @@
 //!   returns an error (exit status 1). The engine is still shut down so that everything that was
 //!   acknowledged is synced; its error never masks the original one.
 
+use crate::accounts::AccountAuthenticator;
 use crate::config::Config;
 use crate::error::ServerError;
-use crate::startup::{announce, bind_listeners, open_engine};
+use crate::startup::{
+    announce, bind_listeners, check_public_bind_before_open, open_accounts, open_engine,
+};
 use crate::{mysql, resp};
 use orcinus_storage::Engine;
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::task::{JoinError, JoinHandle};
@@ -41,21 +45,26 @@ pub fn run(config: Config) -> Result<(), ServerError> {
 /// reason serving stopped, so the caller shuts it down either way.
 async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerError>), ServerError> {
     let listeners = bind_listeners(&config.server).await?;
+    check_public_bind_before_open(&config.server)?;
     let engine = open_engine(config.storage.clone())?;
+    let accounts = open_accounts(&engine, config.server.bind).await?;
     let resp_port = listeners.resp.local_addr().map_or(0, |a| a.port());
+    let authenticator = Arc::new(AccountAuthenticator(accounts.clone()));
     let resp_service =
-        resp::RespService::open(engine.clone(), config.resp, resp_port).map_err(|e| {
-            ServerError::ServiceOpen {
+        resp::RespService::open(engine.clone(), config.resp, resp_port, authenticator).map_err(
+            |e| ServerError::ServiceOpen {
                 protocol: "redis",
                 reason: e.to_string(),
+            },
+        )?;
+    let sql = Arc::new(
+        mysql::open_sql(engine.clone(), &config.mysql, accounts).map_err(|e| {
+            ServerError::ServiceOpen {
+                protocol: "mysql",
+                reason: e.to_string(),
             }
-        })?;
-    let sql = std::sync::Arc::new(mysql::open_sql(engine.clone(), &config.mysql).map_err(|e| {
-        ServerError::ServiceOpen {
-            protocol: "mysql",
-            reason: e.to_string(),
-        }
-    })?);
+        })?,
+    );
     let mut signals = ShutdownSignals::install()?;
     announce(&listeners, &mut std::io::stdout().lock())?;
     tracing::info!(

@@ -5,6 +5,7 @@
 //! the exit status is 2 for usage errors, 1 for every other failure, 0 after a clean shutdown.
 //! `std::process::exit` is called only here, at the very end, after everything is dropped.
 
+mod accounts;
 mod cli;
 mod config;
 mod error;

@@ -187,6 +187,41 @@ pub enum SqlError {
         /// Whether the client sent a non-empty password.
         using_password: bool,
     },
+    /// 1396: an account statement failed for the listed accounts (`'u'@'h'`, comma-separated).
+    #[error("Operation {operation} failed for {accounts}")]
+    CannotUser {
+        operation: &'static str,
+        accounts: String,
+    },
+    /// 1227: the current user lacks a global privilege the statement needs.
+    #[error("Access denied; you need (at least one of) the {0} privilege(s) for this operation")]
+    SpecificAccessDenied(&'static str),
+    /// 1044: the user has no privileges on the database.
+    #[error("Access denied for user '{user}'@'{host}' to database '{db}'")]
+    DbAccessDenied {
+        user: String,
+        host: String,
+        db: String,
+    },
+    /// 1141: SHOW GRANTS / REVOKE named a grant that does not exist.
+    #[error("There is no such grant defined for user '{user}' on host '{host}'")]
+    NonexistingGrant { user: String, host: String },
+    /// 1133: SET PASSWORD FOR an account that does not exist.
+    #[error("Can't find any matching row in the user table")]
+    PasswordNoMatch,
+    /// 1410: GRANT to an account that does not exist (MySQL 8 never creates users in GRANT).
+    #[error("You are not allowed to create a user with GRANT")]
+    CantCreateUserWithGrant,
+    /// 1524: IDENTIFIED WITH an authentication plugin Orcinus does not have.
+    #[error("Plugin '{0}' is not loaded")]
+    PluginNotLoaded(String),
+    /// 1470: a user name or host name longer than MySQL allows.
+    #[error("String '{value}' is too long for {what} (should be no longer than {max})")]
+    WrongStringLength {
+        value: String,
+        what: &'static str,
+        max: usize,
+    },
     /// 1105: the storage engine failed (I/O, poisoned, shutting down).
     #[error("Storage engine error: {0}")]
     Storage(StorageError),
@@ -244,6 +279,14 @@ impl SqlError {
             Self::WrongValueForVariable { .. } => 1231,
             Self::ReadOnlyVariable(_) => 1238,
             Self::AccessDenied { .. } => 1045,
+            Self::CannotUser { .. } => 1396,
+            Self::SpecificAccessDenied(_) => 1227,
+            Self::DbAccessDenied { .. } => 1044,
+            Self::NonexistingGrant { .. } => 1141,
+            Self::PasswordNoMatch => 1133,
+            Self::CantCreateUserWithGrant => 1410,
+            Self::PluginNotLoaded(_) => 1524,
+            Self::WrongStringLength { .. } => 1470,
             Self::Storage(_) | Self::Internal(_) => 1105,
         }
     }
@@ -271,7 +314,12 @@ impl SqlError {
             | Self::UnknownFunction(_)
             | Self::WrongArgCount(_)
             | Self::NotSupported(_)
-            | Self::WrongValueForVariable { .. } => "42000",
+            | Self::WrongValueForVariable { .. }
+            | Self::SpecificAccessDenied(_)
+            | Self::DbAccessDenied { .. }
+            | Self::NonexistingGrant { .. }
+            | Self::PasswordNoMatch
+            | Self::CantCreateUserWithGrant => "42000",
             Self::AccessDenied { .. } => "28000",
             Self::NoDatabaseSelected => "3D000",
             Self::NoTablesUsed
@@ -293,6 +341,9 @@ impl SqlError {
             | Self::NoDefault(_)
             | Self::WrongArguments(_)
             | Self::LockWaitTimeout
+            | Self::CannotUser { .. }
+            | Self::PluginNotLoaded(_)
+            | Self::WrongStringLength { .. }
             | Self::Storage(_)
             | Self::Internal(_) => "HY000",
         }
@@ -302,7 +353,15 @@ impl SqlError {
     #[must_use]
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Self::AccessDenied { .. } => ErrorKind::Access,
+            Self::AccessDenied { .. }
+            | Self::DbAccessDenied { .. }
+            | Self::SpecificAccessDenied(_) => ErrorKind::Access,
+            Self::NonexistingGrant { .. } => ErrorKind::NotFound,
+            Self::PluginNotLoaded(_) => ErrorKind::Unsupported,
+            Self::CannotUser { .. }
+            | Self::PasswordNoMatch
+            | Self::CantCreateUserWithGrant
+            | Self::WrongStringLength { .. } => ErrorKind::InvalidInput,
             Self::UnknownDatabase(_)
             | Self::DropMissingDatabase(_)
             | Self::NoSuchTable { .. }

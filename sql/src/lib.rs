@@ -12,6 +12,7 @@
 //! Storage layout of tables, indexes and the catalog is specified in `sql/FORMAT.md`.
 
 pub mod access;
+pub mod accounts;
 pub mod aggregate;
 pub mod bind;
 pub mod catalog;

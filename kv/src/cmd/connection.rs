@@ -1,5 +1,7 @@
 //! Connection commands: AUTH, HELLO, PING, ECHO, SELECT, CLIENT. Secrets are compared in
-//! constant time; a failed AUTH leaves the session's state unchanged.
+//! constant time; a failed AUTH leaves the session's state unchanged. AUTH and HELLO AUTH
+//! accept the `default` user (`requirepass`) and every account of the shared account table
+//! (through [`crate::Authenticator`]).
 
 use crate::args::{arg, is, lossy, parse_i64_opt};
 use crate::error::{KvError, KvResult};
@@ -7,6 +9,7 @@ use crate::kv_server::{DATABASES, KvServer};
 use crate::reply::Reply;
 use crate::session::{Protocol, Session};
 use bytes::Bytes;
+use std::net::IpAddr;
 
 /// The Redis version whose semantics we implement (reported by HELLO and INFO).
 pub const REDIS_COMPAT_VERSION: &str = "7.0.0";
@@ -22,39 +25,88 @@ fn secret_eq(a: &[u8], b: &[u8]) -> bool {
     a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// Checks credentials: `user` is `None` for the one-argument form.
-fn check_credentials(server: &KvServer, user: Option<&[u8]>, pass: &[u8]) -> KvResult<()> {
-    let Some(required) = server.config.requirepass.as_deref() else {
-        return match user {
-            None => Err(KvError::command(NOPASS_CONFIGURED)),
-            Some(u) if u == b"default" => Ok(()),
-            Some(_) => Err(KvError::command(WRONGPASS)),
-        };
-    };
-    let user_ok = user.is_none_or(|u| u == b"default");
-    if user_ok && secret_eq(pass, required.as_bytes()) {
-        return Ok(());
-    }
-    // Orca's one-argument `user:password` form, for password-only clients.
-    if user.is_none()
-        && let Some(colon) = pass.iter().position(|&c| c == b':')
-        && let (Some(u), Some(p)) = (pass.get(..colon), pass.get(colon + 1..))
-        && u == b"default"
-        && secret_eq(p, required.as_bytes())
-    {
-        return Ok(());
-    }
-    Err(KvError::command(WRONGPASS))
+/// Who an AUTH authenticated as.
+enum AuthedUser {
+    /// The `default` user (`requirepass`).
+    Default,
+    /// An account of the shared account table.
+    Account(String),
 }
 
-/// AUTH password | AUTH user password.
-pub fn auth(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
-    match args.len() {
-        2 => check_credentials(server, None, arg(args, 1)?)?,
-        3 => check_credentials(server, Some(arg(args, 1)?), arg(args, 2)?)?,
-        _ => return Err(KvError::syntax()),
+/// Checks credentials; `user` is `None` for the one-argument form.
+///
+/// - `default` is the `requirepass` user; without `requirepass` it needs no password but
+///   serves loopback clients only, so a remote client naming it gets WRONGPASS.
+/// - Any other user name is an account of the shared account table, checked by the server's
+///   [`crate::Authenticator`] (host patterns match the session's client address).
+/// - One argument that is not `requirepass` itself but contains `:` is Orca's `user:password`
+///   form for password-only clients; it is split at the first `:`.
+fn check_credentials(
+    server: &KvServer,
+    session: &Session,
+    user: Option<&[u8]>,
+    pass: &[u8],
+) -> KvResult<AuthedUser> {
+    let required = server.config.requirepass.as_deref().map(str::as_bytes);
+    let user = match user {
+        Some(u) => u,
+        None => {
+            if required.is_some_and(|r| secret_eq(pass, r)) {
+                return Ok(AuthedUser::Default);
+            }
+            match pass.iter().position(|&c| c == b':') {
+                Some(colon) => {
+                    let (u, p) = (pass.get(..colon), pass.get(colon + 1..));
+                    let (Some(u), Some(p)) = (u, p) else {
+                        return Err(KvError::command(WRONGPASS));
+                    };
+                    return check_credentials(server, session, Some(u), p);
+                }
+                None if required.is_none() => return Err(KvError::command(NOPASS_CONFIGURED)),
+                None => return Err(KvError::command(WRONGPASS)),
+            }
+        }
+    };
+    // Loopback unless the connection said otherwise (sessions made without an address).
+    let client = session
+        .client_ip
+        .unwrap_or(IpAddr::V4(std::net::Ipv4Addr::LOCALHOST));
+    if user == b"default" {
+        let ok = match required {
+            Some(r) => secret_eq(pass, r),
+            None => !server.requires_auth_for(session.client_ip),
+        };
+        return if ok {
+            Ok(AuthedUser::Default)
+        } else {
+            Err(KvError::command(WRONGPASS))
+        };
     }
+    if server.authenticator.verify(user, pass, client) {
+        Ok(AuthedUser::Account(lossy(user)))
+    } else {
+        Err(KvError::command(WRONGPASS))
+    }
+}
+
+/// Marks the session authenticated as `who` (CLIENT LIST shows the user).
+fn authenticated_as(session: &mut Session, who: AuthedUser) {
     session.authenticated = true;
+    let name = match who {
+        AuthedUser::Default => "default".to_owned(),
+        AuthedUser::Account(name) => name,
+    };
+    session.update_entry(|e| e.user = name);
+}
+
+/// AUTH password | AUTH user password | AUTH user:password.
+pub fn auth(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
+    let who = match args.len() {
+        2 => check_credentials(server, session, None, arg(args, 1)?)?,
+        3 => check_credentials(server, session, Some(arg(args, 1)?), arg(args, 2)?)?,
+        _ => return Err(KvError::syntax()),
+    };
+    authenticated_as(session, who);
     Ok(Reply::ok())
 }
 
@@ -105,8 +157,8 @@ pub fn hello(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResu
         }
     }
     if let Some((user, pass)) = &credentials {
-        check_credentials(server, user.as_deref(), pass)?;
-        session.authenticated = true;
+        let who = check_credentials(server, session, user.as_deref(), pass)?;
+        authenticated_as(session, who);
     }
     if !session.authenticated {
         return Err(KvError::command(

@@ -9,6 +9,7 @@
     clippy::indexing_slicing
 )]
 
+mod account_auth;
 mod bitmaps;
 mod connection;
 mod dump_fuzz;

@@ -178,7 +178,7 @@ pub async fn authenticate<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin>(
             using_password: !login.auth_response.is_empty(),
         })))
     };
-    let account = match engine.lookup_account(&login.user).await {
+    let account = match engine.lookup_account_from(&login.user, peer).await {
         Ok(Some(a)) => a,
         Ok(None) => {
             // Do the same hashing work as for a real account, so response time does not

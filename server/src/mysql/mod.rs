@@ -37,6 +37,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
+use orcinus_sql::accounts::AccountStore;
 use orcinus_sql::session::{SqlEngine, SqlError, SqlFrontend, VariableDefaults};
 use orcinus_storage::Engine;
 use serde::{Deserialize, Serialize};
@@ -109,7 +110,11 @@ impl MysqlSettings {
 /// Opens the SQL engine the port serves over `storage`: the statement executor behind the
 /// session boundary, with session variables that report what `settings` and the storage
 /// configuration enforce.
-pub fn open_sql(storage: Engine, settings: &MysqlSettings) -> Result<SqlFrontend, SqlError> {
+pub fn open_sql(
+    storage: Engine,
+    settings: &MysqlSettings,
+    accounts: Arc<AccountStore>,
+) -> Result<SqlFrontend, SqlError> {
     let lock_wait_ms = storage.config().lock_wait_timeout_ms;
     let defaults = VariableDefaults {
         version: constants::SERVER_VERSION.to_owned(),
@@ -121,7 +126,7 @@ pub fn open_sql(storage: Engine, settings: &MysqlSettings) -> Result<SqlFrontend
         max_connections: settings.max_connections as u64,
         lock_wait_timeout: lock_wait_ms.div_ceil(1000),
     };
-    SqlFrontend::open(storage, defaults)
+    SqlFrontend::open(storage, defaults, accounts)
 }
 
 /// Serves MySQL clients on `listener` with any SQL engine. Invalid settings are an

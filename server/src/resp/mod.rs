@@ -5,8 +5,9 @@
 //! - `connection` runs one client: decode → `CommandHandler::execute` → encode, in order;
 //! - `handler` is the seam to the engine (`KvServer` in production, fakes in tests).
 //!
-//! Invariants: with no `requirepass`, only loopback peers are served (others get one
-//! `-DENIED` line and are closed); at `max_clients` new clients get
+//! Invariants: with no `requirepass` and no account with a password in the shared account
+//! table, only loopback peers are served (others get one `-DENIED` line and are closed); with
+//! no `requirepass` but such accounts, other peers are served and must AUTH with an account; at `max_clients` new clients get
 //! `-ERR max number of clients reached` and are closed; accept errors (EMFILE …) are logged
 //! and retried, never fatal. Dropping the `serve` future stops the sweeper and all
 //! connection tasks.
@@ -18,7 +19,7 @@ mod handler;
 #[cfg(test)]
 mod tests;
 
-use orcinus_kv::{KvConfig, KvServer, spawn_sweeper};
+use orcinus_kv::{Authenticator, KvConfig, KvServer, spawn_sweeper};
 use orcinus_storage::Engine;
 use serde::{Deserialize, Serialize};
 use std::net::SocketAddr;
@@ -32,7 +33,8 @@ use tokio::task::JoinSet;
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RespSettings {
-    /// Password of the `default` user (Redis `requirepass`); none means loopback-only service.
+    /// Password of the `default` user (Redis `requirepass`); none means the default user serves
+    /// loopback clients only (others AUTH with an account).
     pub requirepass: Option<String>,
     /// Maximum simultaneous clients.
     pub max_clients: usize,
@@ -84,14 +86,23 @@ pub struct RespService {
 
 impl RespService {
     /// Opens the kv store on `engine`; `tcp_port` is what INFO reports.
-    pub fn open(engine: Engine, settings: RespSettings, tcp_port: u16) -> std::io::Result<Self> {
+    pub fn open(
+        engine: Engine,
+        settings: RespSettings,
+        tcp_port: u16,
+        authenticator: Arc<dyn Authenticator>,
+    ) -> std::io::Result<Self> {
         let config = KvConfig {
             requirepass: settings.requirepass.clone(),
             proto_max_bulk_len: settings.proto_max_bulk_len,
             max_clients: settings.max_clients,
             tcp_port,
         };
-        let server = Arc::new(KvServer::open(engine, config).map_err(std::io::Error::other)?);
+        let server = Arc::new(
+            KvServer::open(engine, config)
+                .map_err(std::io::Error::other)?
+                .with_authenticator(authenticator),
+        );
         Ok(Self { server, settings })
     }
 
@@ -125,7 +136,7 @@ impl RespService {
                 .local_addr()
                 .map(|a| a.to_string())
                 .unwrap_or_default();
-            let session = server.new_session(peer.to_string(), local);
+            let session = server.new_client_session(peer, local);
             let (server, settings) = (server.clone(), settings.clone());
             connections.spawn(async move {
                 if let Err(e) = connection::run(socket, server, settings, session).await {
@@ -144,13 +155,16 @@ pub async fn serve(
     settings: RespSettings,
 ) -> std::io::Result<()> {
     let port = listener.local_addr()?.port();
-    RespService::open(engine, settings, port)?
+    RespService::open(engine, settings, port, Arc::new(orcinus_kv::NoAccounts))?
         .serve(listener)
         .await
 }
 
 fn refusal(server: &KvServer, settings: &RespSettings, peer: &SocketAddr) -> Option<&'static str> {
-    if settings.requirepass.is_none() && !is_loopback(peer) {
+    if settings.requirepass.is_none()
+        && !is_loopback(peer)
+        && !server.authenticator().has_password_accounts()
+    {
         return Some(DENIED);
     }
     if server.client_count() >= settings.max_clients {

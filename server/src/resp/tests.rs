@@ -653,3 +653,35 @@ async fn pipelined_replies_come_back_in_request_order() {
     writer.await.unwrap();
     conn.abort();
 }
+
+/// An account table with one password-protected account.
+struct OneAccount;
+
+impl orcinus_kv::Authenticator for OneAccount {
+    fn verify(&self, _user: &[u8], _password: &[u8], _client: std::net::IpAddr) -> bool {
+        false
+    }
+
+    fn has_password_accounts(&self) -> bool {
+        true
+    }
+}
+
+#[tokio::test]
+async fn remote_clients_are_served_when_an_account_has_a_password() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
+    let server = orcinus_kv::KvServer::open(engine, orcinus_kv::KvConfig::default())
+        .unwrap()
+        .with_authenticator(std::sync::Arc::new(OneAccount));
+    let remote: std::net::SocketAddr = "10.1.2.3:5000".parse().unwrap();
+    assert_eq!(
+        super::refusal(&server, &RespSettings::default(), &remote),
+        None
+    );
+    let session = server.new_client_session(remote, "127.0.0.1:6379".into());
+    assert!(
+        !session.authenticated,
+        "a remote client must AUTH with an account"
+    );
+}

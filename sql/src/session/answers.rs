@@ -8,6 +8,7 @@
 
 use std::sync::atomic::Ordering;
 
+use crate::accounts;
 use crate::error::{SqlError, SqlResult};
 use crate::value;
 
@@ -47,6 +48,12 @@ impl FrontendSession {
                 Ok(done())
             }
             Probe::Use(db) => {
+                accounts::database_access(
+                    &self.accounts,
+                    &self.context.user,
+                    &self.context.host,
+                    &db,
+                )?;
                 self.executor.use_database(&mut self.state, &db)?;
                 Ok(done())
             }

@@ -4,8 +4,8 @@
 //!   are answered from the session's typed variable store and state;
 //! - `SHOW …`, `DESCRIBE table` and queries naming `information_schema` go to
 //!   [`show_statement`] (the catalog's metadata views);
-//! - account statements (`CREATE/ALTER/DROP/RENAME USER`, `GRANT`, `REVOKE`, `SET PASSWORD`)
-//!   go to [`account_statement`];
+//! - account statements (`CREATE/ALTER/DROP/RENAME USER`, `GRANT`, `REVOKE`, `SET PASSWORD`,
+//!   `SHOW GRANTS`) go to `crate::accounts::account_statement` (the shared account table);
 //! - everything else goes to the executor ([`crate::SqlExecutor`]), whose SELECT shapes the
 //!   fast path cannot run end in `plan::unsupported_shape`.
 //!
@@ -49,6 +49,7 @@ pub(super) fn route(statement: &str) -> Route {
             return Route::Accounts(format!("{first} {}", word(1)));
         }
         ("GRANT" | "REVOKE", _) => return Route::Accounts(first.to_owned()),
+        ("SHOW", "GRANTS") => return Route::Accounts("SHOW GRANTS".to_owned()),
         _ => {}
     }
     if matches!(first, "SELECT" | "SET" | "USE" | "SHOW")
@@ -92,16 +93,6 @@ pub(super) fn show_statement(
     };
     show::execute_show(&snapshot, current_db, parsed, &[])
         .unwrap_or_else(|| Err(SqlError::NotSupported(name.to_owned())))
-}
-
-/// Account statements: run against the account table by the accounts module (not merged yet:
-/// 1235 naming the statement).
-pub(super) fn account_statement(
-    _executor: &SqlExecutor,
-    _statement: &str,
-    name: &str,
-) -> SqlResult<StatementResult> {
-    Err(SqlError::NotSupported(name.to_owned()))
 }
 
 /// The first `n` words of `statement`, upper-cased; stops at the first non-word token.

@@ -12,10 +12,12 @@
 //! - closing or resetting a session rolls back its open transaction.
 
 use std::collections::HashMap;
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
+use crate::accounts::{self, AccountStore};
 use crate::engine::{PreparedPlan, SessionState, SqlExecutor};
 use crate::error::{SqlError, SqlResult};
 use crate::result::StatementResult;
@@ -24,7 +26,7 @@ use crate::value;
 
 use super::column::ColumnDef;
 use super::convert;
-use super::credentials::{Account, Credentials};
+use super::credentials::Account;
 use super::dispatch::{self, Route};
 use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
@@ -46,16 +48,22 @@ pub(super) struct ServerCounters {
 /// The SQL engine as the protocols see it (see the module documentation).
 pub struct SqlFrontend {
     executor: Arc<SqlExecutor>,
+    accounts: Arc<AccountStore>,
     defaults: VariableDefaults,
     counters: Arc<ServerCounters>,
 }
 
 impl SqlFrontend {
-    /// Opens the SQL layer over `storage` (loading the catalog); sessions start from
-    /// `defaults`.
-    pub fn open(storage: orcinus_storage::Engine, defaults: VariableDefaults) -> SqlResult<Self> {
+    /// Opens the SQL layer over `storage` (loading the catalog); logins and account statements
+    /// use `accounts` (the table both ports share); sessions start from `defaults`.
+    pub fn open(
+        storage: orcinus_storage::Engine,
+        defaults: VariableDefaults,
+        accounts: Arc<AccountStore>,
+    ) -> SqlResult<Self> {
         Ok(Self {
             executor: SqlExecutor::open(storage)?,
+            accounts,
             defaults,
             counters: Arc::new(ServerCounters {
                 started: Instant::now(),
@@ -66,32 +74,27 @@ impl SqlFrontend {
     }
 }
 
-/// The account every login resolves to until the account table exists: `root` with no
-/// password (the server admits password-less accounts from loopback clients only). The
-/// accounts module replaces this function with the account-table lookup.
-#[must_use]
-pub fn builtin_root_account(user: &str) -> Option<Account> {
-    (user == "root").then(|| Account {
-        user: user.to_owned(),
-        credentials: Credentials::NoPassword,
-    })
-}
-
 impl SqlEngine for SqlFrontend {
     type Session = FrontendSession;
 
     async fn lookup_account(&self, user: &str) -> SqlResult<Option<Account>> {
-        Ok(builtin_root_account(user))
+        Ok(accounts::account_named(&self.accounts, user))
+    }
+
+    async fn lookup_account_from(&self, user: &str, client: IpAddr) -> SqlResult<Option<Account>> {
+        Ok(accounts::login_account(&self.accounts, user, client))
     }
 
     async fn open_session(&self, context: SessionContext) -> SqlResult<FrontendSession> {
         let mut state = SessionState::new(None);
         if let Some(db) = &context.database {
+            accounts::database_access(&self.accounts, &context.user, &context.host, db)?;
             self.executor.use_database(&mut state, db)?;
         }
         self.counters.sessions.fetch_add(1, Ordering::Relaxed);
         Ok(FrontendSession {
             executor: Arc::clone(&self.executor),
+            accounts: Arc::clone(&self.accounts),
             counters: Arc::clone(&self.counters),
             variables: SessionVariables::new(&self.defaults, context.interactive),
             context,
@@ -114,6 +117,7 @@ enum Prepared {
 /// One connection's session (see the module documentation).
 pub struct FrontendSession {
     pub(super) executor: Arc<SqlExecutor>,
+    pub(super) accounts: Arc<AccountStore>,
     pub(super) counters: Arc<ServerCounters>,
     pub(super) context: SessionContext,
     pub(super) variables: SessionVariables,
@@ -141,7 +145,16 @@ impl FrontendSession {
             Route::Show(name) => {
                 dispatch::show_statement(&self.executor, self.state.database(), statement, &name)?
             }
-            Route::Accounts(name) => dispatch::account_statement(&self.executor, statement, &name)?,
+            Route::Accounts(name) => {
+                accounts::account_statement(
+                    &self.accounts,
+                    &self.context.user,
+                    &self.context.host,
+                    statement,
+                    &name,
+                )
+                .await?
+            }
             Route::Executor => {
                 let mut last = None;
                 for result in self.executor.execute(&mut self.state, statement).await {
@@ -216,6 +229,7 @@ impl SqlSession for FrontendSession {
     }
 
     async fn use_database(&mut self, name: &str) -> SqlResult<()> {
+        accounts::database_access(&self.accounts, &self.context.user, &self.context.host, name)?;
         self.executor.use_database(&mut self.state, name)
     }
 

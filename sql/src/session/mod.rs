@@ -31,7 +31,7 @@ pub use column::{
     UTF8MB4_MAX_BYTES_PER_CHAR,
 };
 pub use credentials::{Account, Credentials, PasswordHashes};
-pub use frontend::{FrontendSession, SqlFrontend, builtin_root_account};
+pub use frontend::{FrontendSession, SqlFrontend};
 pub use outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,

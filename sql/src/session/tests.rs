@@ -29,10 +29,15 @@ fn context(database: Option<&str>) -> SessionContext {
     }
 }
 
-fn frontend() -> (tempfile::TempDir, SqlFrontend) {
+async fn frontend() -> (tempfile::TempDir, SqlFrontend) {
     let dir = tempfile::tempdir().unwrap();
     let storage = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
-    (dir, SqlFrontend::open(storage, defaults()).unwrap())
+    let accounts =
+        std::sync::Arc::new(crate::accounts::AccountStore::open(&storage).await.unwrap());
+    (
+        dir,
+        SqlFrontend::open(storage, defaults(), accounts).unwrap(),
+    )
 }
 
 async fn ok(s: &mut FrontendSession, sql: &str) -> QueryOutcome {
@@ -52,7 +57,7 @@ fn rows(o: QueryOutcome) -> Vec<Vec<Value>> {
 
 #[tokio::test]
 async fn answers_come_from_session_and_executor_state() {
-    let (_dir, f) = frontend();
+    let (_dir, f) = frontend().await;
     assert!(matches!(
         f.open_session(context(Some("nope"))).await,
         Err(SqlError::UnknownDatabase(_))
@@ -101,7 +106,7 @@ async fn answers_come_from_session_and_executor_state() {
 
 #[tokio::test]
 async fn failed_set_changes_nothing_and_unsupported_is_named() {
-    let (_dir, f) = frontend();
+    let (_dir, f) = frontend().await;
     let mut s = f.open_session(context(None)).await.unwrap();
     let r = s
         .query("SET autocommit = 0, character_set_client = latin1")
@@ -137,7 +142,7 @@ async fn failed_set_changes_nothing_and_unsupported_is_named() {
 
 #[tokio::test]
 async fn prepared_statements_reset_and_close() {
-    let (dir, f) = frontend();
+    let (dir, f) = frontend().await;
     let mut s = f.open_session(context(None)).await.unwrap();
     ok(&mut s, "CREATE DATABASE d").await;
     let mut s = f.open_session(context(Some("d"))).await.unwrap();

@@ -7,6 +7,7 @@
 //! Futures are `Send` so one tokio task can serve a connection on any worker thread.
 
 use std::future::Future;
+use std::net::IpAddr;
 
 use super::column::ColumnDef;
 use super::credentials::Account;
@@ -66,6 +67,19 @@ pub trait SqlEngine: Send + Sync + 'static {
     /// Looks up an account by user name; `Ok(None)` if there is no such user.
     fn lookup_account(&self, user: &str)
     -> impl Future<Output = SqlResult<Option<Account>>> + Send;
+
+    /// The account `user` logs in as from `client` (MySQL matches the account's host pattern
+    /// against the client; the most specific match wins). Engines without host patterns keep
+    /// the default, [`SqlEngine::lookup_account`]; an engine over the account table answers
+    /// with `crate::accounts::login_account`.
+    fn lookup_account_from(
+        &self,
+        user: &str,
+        client: IpAddr,
+    ) -> impl Future<Output = SqlResult<Option<Account>>> + Send {
+        let _ = client;
+        self.lookup_account(user)
+    }
 
     /// Opens a session for an authenticated user.
     fn open_session(

@@ -9,6 +9,7 @@
     clippy::indexing_slicing
 )]
 
+mod accounts;
 mod command_line;
 mod config_file;
 mod crash;

@@ -2,6 +2,7 @@
 //! engine, driven by a real client library (`mysql_async`) and by a raw packet client for
 //! the paths a library does not exercise (malformed input, limits, status flags).
 
+mod accounts_login;
 mod client_library;
 mod fake_engine;
 mod production_engine;

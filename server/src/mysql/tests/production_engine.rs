@@ -16,7 +16,12 @@ async fn production_engine_over_the_wire() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let settings = MysqlSettings::default();
-    let sql = std::sync::Arc::new(open_sql(engine, &settings).unwrap());
+    let accounts = std::sync::Arc::new(
+        orcinus_sql::accounts::AccountStore::open(&engine)
+            .await
+            .unwrap(),
+    );
+    let sql = std::sync::Arc::new(open_sql(engine, &settings, accounts).unwrap());
     tokio::spawn(serve(listener, sql, settings));
 
     // Default options: mysql_async reads @@max_allowed_packet, @@wait_timeout and @@socket
@@ -51,7 +56,11 @@ async fn production_engine_over_the_wire() {
         .unwrap_err();
     assert_eq!(server_code(e).0, 1046);
     let e = conn.query_drop("SHOW TABLES").await.unwrap_err();
-    assert_eq!(server_code(e).0, 1046, "SHOW TABLES with no database selected");
+    assert_eq!(
+        server_code(e).0,
+        1046,
+        "SHOW TABLES with no database selected"
+    );
     let e = conn.query_drop("SHOW PROCESSLIST").await.unwrap_err();
     assert_eq!(server_code(e).0, 1235);
     let e = conn
