@@ -4,6 +4,7 @@
 //! secret-derived bytes is constant-time; an account without a password accepts only an empty
 //! response, and an account with a password never accepts an empty one.
 
+use orcinus_sql::accounts::constant_time_eq;
 use orcinus_sql::session::{Credentials, PasswordHashes};
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
@@ -38,15 +39,6 @@ impl AuthPlugin {
             Self::CachingSha2 => CACHING_SHA2_PASSWORD,
         }
     }
-}
-
-/// Compares two byte strings in time independent of where they differ.
-#[must_use]
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// True if `response` proves knowledge of the password behind `credentials` for `nonce`.
