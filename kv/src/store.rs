@@ -4,12 +4,16 @@
 //!   so members need no locks of their own; multi-key writers lock in sorted key order.
 //! - An expired meta record reads as absent everywhere; a writer that finds one replaces it with
 //!   a fresh incarnation, so stale members of the old one are never visible again.
-//! - Nothing is visible to others or acknowledged before [`KvTxn::commit`] returns (durable).
+//! - Nothing is visible to others before [`KvTxn::commit`] (or [`KvTxn::commit_deferred`])
+//!   applies it, and nothing is acknowledged before it is durable: `commit` returns then, and
+//!   `commit_deferred`'s ticket resolves then.
 
 use crate::error::KvResult;
 use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta};
 use bytes::Bytes;
-use orcinus_storage::{Direction, Engine, Keyspace, ScanIter, Slice, Transaction};
+use orcinus_storage::{
+    Direction, DurabilityTicket, Engine, Keyspace, ScanIter, Slice, Transaction,
+};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -385,6 +389,11 @@ impl<'a> KvTxn<'a> {
     pub async fn commit(self) -> KvResult<()> {
         self.txn.commit().await?;
         Ok(())
+    }
+
+    /// Applies the commit (visible at once) and returns the ticket for its durability.
+    pub fn commit_deferred(self) -> KvResult<DurabilityTicket> {
+        Ok(self.txn.commit_deferred()?)
     }
 
     /// True if nothing was written.
