@@ -216,8 +216,13 @@ impl<'a> KvTxn<'a> {
 
     /// Writes a key's meta (caller holds the key's lock).
     pub async fn put_meta(&mut self, db: u8, key: &[u8], meta: &Meta) -> KvResult<()> {
+        self.put_stored_meta(db, key, meta.to_stored()).await
+    }
+
+    /// Writes a key's meta already encoded ([`Meta::to_stored`], [`Meta::stored_string`]).
+    pub async fn put_stored_meta(&mut self, db: u8, key: &[u8], stored: Slice) -> KvResult<()> {
         let mkey = meta_key(db, key);
-        self.txn.put(&self.store.meta, &mkey, meta.encode()).await?;
+        self.txn.put(&self.store.meta, &mkey, stored).await?;
         self.locked.push(mkey);
         Ok(())
     }
