@@ -20,7 +20,7 @@
 # 2-core machine each server gets one core (Orcinus's threads all share it). Data dirs go under
 # BENCH_DIR (default /var/tmp: fsync on tmpfs is a no-op, so it must be a real disk).
 #
-# Scale with env vars: ROUNDS (3), SIZES ("128 1024 4096 16384"), PIPELINES ("1 32"),
+# Scale with env vars: ROUNDS (3), SIZES ("128 1024 4096 16384"), PIPELINES ("1 32"), OPS ("set get mix"),
 # REQUESTS (10000, per cell without pipelining), PIPELINED_REQUESTS (20000), CLIENTS (32),
 # KEYSPACE (10000), REDIS_PORTS ("17380 17381"), ORCINUS_BIN (skip the release build).
 # Raw results are kept in $BENCH_DIR/orcinus-redis-bench.*/results.csv.
@@ -30,6 +30,7 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
 SIZES=${SIZES:-"128 1024 4096 16384"}
 PIPELINES=${PIPELINES:-"1 32"}
+OPS=${OPS:-"set get mix"}
 REQUESTS=${REQUESTS:-10000}
 PIPELINED_REQUESTS=${PIPELINED_REQUESTS:-20000}
 CLIENTS=${CLIENTS:-32}
@@ -146,7 +147,7 @@ for size in $SIZES; do
         n=$REQUESTS
         ((pipeline > 1)) && n=$PIPELINED_REQUESTS
         for round in $(seq "$ROUNDS"); do
-            for op in set get mix; do
+            for op in $OPS; do
                 for server in "${SERVERS[@]}"; do
                     read -r qps p99 < <(run_cell "$server" "$op" "$size" "$pipeline" "$n")
                     [[ -n "${qps:-}" ]] || { echo "bench: no result for $server $op $size" >&2; exit 1; }

@@ -1,7 +1,14 @@
 //! The dispatcher: looks the command up in the table, checks arity and authentication once,
-//! queues inside MULTI, and runs the handler. Data commands run in one [`KvTxn`] that commits
-//! (durably) before the reply is returned; a handler error rolls it back, so nothing is ever
-//! half-applied. Errors become replies here and only here ([`KvError::to_reply_text`]).
+//! queues inside MULTI, and runs the handler. Data commands run in one [`KvTxn`]; a handler
+//! error rolls it back, so nothing is ever half-applied. Errors become replies here and only
+//! here ([`KvError::to_reply_text`]).
+//!
+//! Durability: [`KvServer::execute`] returns a reply only once the command's commit is durable.
+//! [`KvServer::execute_deferred`] applies the commit and hands back its [`DurabilityTicket`]
+//! with the reply instead; the caller must not send that reply (or any later one) before the
+//! ticket resolves. Tickets resolve in commit order, so a connection that runs a pipeline keeps
+//! only the ticket of its last write. Commands that wait inside (blocking pops, FLUSHDB, the
+//! sweeper) still commit durably before they return.
 
 use crate::cmd;
 use crate::command_table::{CommandId as C, CommandSpec, Flag, arity_ok, lookup};
@@ -11,6 +18,10 @@ use crate::reply::Reply;
 use crate::session::{MultiState, Session};
 use crate::store::KvTxn;
 use bytes::Bytes;
+use orcinus_storage::DurabilityTicket;
+
+/// A reply and, if the command committed writes, the ticket for their durability.
+type Deferred = (Reply, Option<DurabilityTicket>);
 
 /// Longest argument text quoted in an unknown-command error (as Redis).
 const UNKNOWN_ARGS_QUOTE: usize = 128;
@@ -56,19 +67,33 @@ fn is_data_command(spec: &CommandSpec) -> bool {
 }
 
 impl KvServer {
-    /// Executes one request (`args[0]` is the command name) for `session`.
+    /// Executes one request (`args[0]` is the command name) for `session`; returns once its
+    /// effects are durable.
     pub async fn execute(&self, session: &mut Session, args: Vec<Bytes>) -> Reply {
+        match self.execute_deferred(session, args).await {
+            (reply, None) => reply,
+            (reply, Some(ticket)) => match ticket.wait().await {
+                Ok(()) => reply,
+                Err(e) => Reply::Error(KvError::from(e).to_reply_text()),
+            },
+        }
+    }
+
+    /// Executes one request like [`KvServer::execute`] but does not wait for its commit to
+    /// become durable: the reply comes with the commit's ticket, and must not be sent before
+    /// the ticket resolves `Ok` (on `Err`, nothing of it may be acknowledged).
+    pub async fn execute_deferred(&self, session: &mut Session, args: Vec<Bytes>) -> Deferred {
         let spec = match resolve(&args) {
             Ok(spec) => spec,
             Err(text) => {
                 if let Some(multi) = session.multi.as_mut() {
                     multi.dirty = true;
                 }
-                return Reply::Error(text);
+                return (Reply::Error(text), None);
             }
         };
         if !session.authenticated && !spec.has(Flag::NoAuth) {
-            return Reply::error("NOAUTH Authentication required.");
+            return (Reply::error("NOAUTH Authentication required."), None);
         }
         Stats::bump(&self.stats.commands_processed);
         session.update_entry(|e| {
@@ -94,21 +119,22 @@ impl KvServer {
                 multi.queued.push(args);
             }
             session.sync_entry();
-            return Reply::Simple("QUEUED".into());
+            return (Reply::Simple("QUEUED".into()), None);
         }
-        let reply = match spec.id {
-            C::Multi => self.multi(session),
+        let now = |reply: KvResult<Reply>| reply.map(|r| (r, None));
+        let result = match spec.id {
+            C::Multi => now(self.multi(session)),
             C::Exec => self.exec(session).await,
-            C::Discard => self.discard(session),
-            C::Watch => self.watch(session, &args).await,
+            C::Discard => now(self.discard(session)),
+            C::Watch => now(self.watch(session, &args).await),
             C::Unwatch => {
                 self.watches.unwatch(&std::mem::take(&mut session.watched));
-                Ok(Reply::ok())
+                Ok((Reply::ok(), None))
             }
             _ => self.run(session, spec, &args).await,
         };
         session.sync_entry();
-        reply.unwrap_or_else(|e| Reply::Error(e.to_reply_text()))
+        result.unwrap_or_else(|e| (Reply::Error(e.to_reply_text()), None))
     }
 
     /// Runs a resolved, non-transaction-control command.
@@ -117,35 +143,50 @@ impl KvServer {
         session: &mut Session,
         spec: &'static CommandSpec,
         args: &[Bytes],
-    ) -> KvResult<Reply> {
+    ) -> KvResult<(Reply, Option<DurabilityTicket>)> {
         if !is_data_command(spec) {
-            return self.run_immediate(session, spec, args).await;
+            return Ok((self.run_immediate(session, spec, args).await?, None));
         }
         if spec.has(Flag::Blocking) {
-            return self.run_blocking(session, spec.id, args).await;
+            return Ok((self.run_blocking(session, spec.id, args).await?, None));
         }
         let mut tx = self.store.begin(crate::clock::now_ms());
         let reply = self.run_data(&mut tx, session.db, spec.id, args).await?;
-        self.commit(tx).await?;
-        Ok(reply)
+        let ticket = self.commit_deferred(tx)?;
+        Ok((reply, ticket))
     }
 
+    /// Commits `tx`; returns once it is durable.
     pub(crate) async fn commit(&self, tx: KvTxn<'_>) -> KvResult<()> {
+        match self.commit_deferred(tx)? {
+            Some(ticket) => Ok(ticket.wait().await?),
+            None => Ok(()),
+        }
+    }
+
+    /// Applies `tx` and returns the ticket for its durability (`None` if it wrote nothing).
+    ///
+    /// Clients blocked on the written keys are woken as soon as the commit is applied, before
+    /// it is durable: a woken client pops in a transaction of its own that commits later in
+    /// journal order, so its reply (sent only once that commit is durable) implies this commit
+    /// is durable too.
+    fn commit_deferred(&self, tx: KvTxn<'_>) -> KvResult<Option<DurabilityTicket>> {
         if tx.is_read_only() {
-            return tx.commit().await;
+            // Nothing to make durable; this releases the read locks.
+            let _nothing_to_wait_for = tx.commit_deferred()?;
+            return Ok(None);
         }
         // Before commit, while the locks are held: see watch.rs.
         self.watches.touch(tx.locked_keys());
-        // After the commit is durable: wake clients blocked on these keys (blocking.rs).
         let signalled: Vec<(u8, Vec<u8>)> = if self.blocking.has_waiters() {
             tx.locked_keys().map(|(db, k)| (db, k.to_vec())).collect()
         } else {
             Vec::new()
         };
-        tx.commit().await?;
+        let ticket = tx.commit_deferred()?;
         self.blocking
             .signal(signalled.iter().map(|(db, k)| (*db, k.as_slice())));
-        Ok(())
+        Ok(Some(ticket))
     }
 
     /// Commands that touch only session or server state (or manage their own storage access).
@@ -369,7 +410,7 @@ impl KvServer {
     }
 
     /// EXEC: all queued data commands run in ONE transaction and one commit.
-    async fn exec(&self, session: &mut Session) -> KvResult<Reply> {
+    async fn exec(&self, session: &mut Session) -> KvResult<Deferred> {
         let Some(multi) = session.multi.take() else {
             return Err(KvError::command("ERR EXEC without MULTI"));
         };
@@ -387,10 +428,10 @@ impl KvServer {
         self.watches.unwatch(&watched);
         let replies = match result? {
             Some(replies) => replies,
-            None => return Ok(Reply::NullArray),
+            None => return Ok((Reply::NullArray, None)),
         };
-        self.commit(tx).await?;
-        Ok(Reply::Array(replies))
+        let ticket = self.commit_deferred(tx)?;
+        Ok((Reply::Array(replies), ticket))
     }
 
     async fn exec_queued(

@@ -8,6 +8,7 @@
 //! reachable through the meta record whose `incarnation` matches their key.
 
 use crate::error::{KvError, KvResult};
+use orcinus_storage::Slice;
 
 /// Format version byte of meta values written by this code.
 pub const META_FORMAT_V1: u8 = 1;
@@ -114,13 +115,41 @@ impl Meta {
     /// Encodes to the stored value.
     #[must_use]
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(META_HEADER_LEN + self.inline.len());
-        out.push(META_FORMAT_V1);
-        out.push(self.key_type.to_byte());
-        out.extend_from_slice(&self.expire_at_ms.to_be_bytes());
-        out.extend_from_slice(&self.incarnation.to_be_bytes());
-        out.extend_from_slice(&self.size.to_be_bytes());
-        out.extend_from_slice(&self.inline);
+        [&self.header()[..], &self.inline].concat()
+    }
+
+    /// Encodes to the stored value, built directly in the engine's buffer.
+    #[must_use]
+    pub fn to_stored(&self) -> Slice {
+        Slice::concat(&[&self.header(), &self.inline])
+    }
+
+    /// The stored value of a string meta holding `value` — what
+    /// `Meta::string(value.to_vec(), expire_at_ms)` with `incarnation` encodes to — without
+    /// copying the value anywhere but into the engine's buffer.
+    #[must_use]
+    pub fn stored_string(value: &[u8], expire_at_ms: u64, incarnation: u64) -> Slice {
+        let header = Self {
+            key_type: KeyType::String,
+            expire_at_ms,
+            incarnation,
+            size: value.len() as u64,
+            inline: Vec::new(),
+        }
+        .header();
+        Slice::concat(&[&header, value])
+    }
+
+    fn header(&self) -> [u8; META_HEADER_LEN] {
+        let mut out = [0u8; META_HEADER_LEN];
+        let bytes = [META_FORMAT_V1, self.key_type.to_byte()]
+            .into_iter()
+            .chain(self.expire_at_ms.to_be_bytes())
+            .chain(self.incarnation.to_be_bytes())
+            .chain(self.size.to_be_bytes());
+        for (slot, byte) in out.iter_mut().zip(bytes) {
+            *slot = byte;
+        }
         out
     }
 
@@ -240,6 +269,18 @@ mod tests {
         assert_eq!(Meta::decode(&meta.encode()).unwrap(), meta);
         let s = Meta::string(b"hello".to_vec(), 0);
         assert_eq!(Meta::decode(&s.encode()).unwrap(), s);
+        assert_eq!(&*meta.to_stored(), meta.encode().as_slice());
+    }
+
+    #[test]
+    fn stored_string_encodes_like_a_string_meta() {
+        let value = vec![3u8; 20_000];
+        let mut meta = Meta::string(value.clone(), 1234);
+        meta.incarnation = 77;
+        assert_eq!(
+            &*Meta::stored_string(&value, 1234, 77),
+            meta.encode().as_slice()
+        );
     }
 
     #[test]

@@ -4,12 +4,16 @@
 //!   so members need no locks of their own; multi-key writers lock in sorted key order.
 //! - An expired meta record reads as absent everywhere; a writer that finds one replaces it with
 //!   a fresh incarnation, so stale members of the old one are never visible again.
-//! - Nothing is visible to others or acknowledged before [`KvTxn::commit`] returns (durable).
+//! - Nothing is visible to others before [`KvTxn::commit`] (or [`KvTxn::commit_deferred`])
+//!   applies it, and nothing is acknowledged before it is durable: `commit` returns then, and
+//!   `commit_deferred`'s ticket resolves then.
 
 use crate::error::KvResult;
 use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta};
 use bytes::Bytes;
-use orcinus_storage::{Direction, Engine, Keyspace, ScanIter, Slice, Transaction};
+use orcinus_storage::{
+    Direction, DurabilityTicket, Engine, Keyspace, ScanIter, Slice, Transaction,
+};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -212,8 +216,13 @@ impl<'a> KvTxn<'a> {
 
     /// Writes a key's meta (caller holds the key's lock).
     pub async fn put_meta(&mut self, db: u8, key: &[u8], meta: &Meta) -> KvResult<()> {
+        self.put_stored_meta(db, key, meta.to_stored()).await
+    }
+
+    /// Writes a key's meta already encoded ([`Meta::to_stored`], [`Meta::stored_string`]).
+    pub async fn put_stored_meta(&mut self, db: u8, key: &[u8], stored: Slice) -> KvResult<()> {
         let mkey = meta_key(db, key);
-        self.txn.put(&self.store.meta, &mkey, meta.encode()).await?;
+        self.txn.put(&self.store.meta, &mkey, stored).await?;
         self.locked.push(mkey);
         Ok(())
     }
@@ -385,6 +394,11 @@ impl<'a> KvTxn<'a> {
     pub async fn commit(self) -> KvResult<()> {
         self.txn.commit().await?;
         Ok(())
+    }
+
+    /// Applies the commit (visible at once) and returns the ticket for its durability.
+    pub fn commit_deferred(self) -> KvResult<DurabilityTicket> {
+        Ok(self.txn.commit_deferred()?)
     }
 
     /// True if nothing was written.

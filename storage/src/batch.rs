@@ -4,6 +4,7 @@
 
 use crate::engine::{Engine, Keyspace};
 use crate::error::Result;
+use crate::group_commit::DurabilityTicket;
 
 /// An atomic batch of writes.
 pub struct WriteBatch {
@@ -52,9 +53,15 @@ impl WriteBatch {
 
     /// Applies the batch atomically and returns once it is durable under the sync policy.
     pub async fn commit(self) -> Result<()> {
+        self.commit_deferred()?.wait().await
+    }
+
+    /// Applies the batch atomically (readers see it at once) and returns the ticket for its
+    /// durability, without waiting for it.
+    pub fn commit_deferred(self) -> Result<DurabilityTicket> {
         if self.inner.is_empty() {
-            return Ok(());
+            return Ok(DurabilityTicket::ready());
         }
-        self.engine.append(self.inner)?.wait().await
+        self.engine.append(self.inner)
     }
 }

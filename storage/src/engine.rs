@@ -8,7 +8,8 @@ use crate::Slice;
 use crate::batch::WriteBatch;
 use crate::config::StorageConfig;
 use crate::error::{Result, StorageError};
-use crate::group_commit::{GroupCommit, Journal, Ticket};
+use crate::group_commit::{DurabilityTicket, GroupCommit};
+use crate::journal_sync::LsmJournal;
 use crate::lock_manager::LockManager;
 use crate::snapshot::Snapshot;
 use crate::transaction::Transaction;
@@ -41,20 +42,11 @@ impl std::fmt::Debug for Keyspace {
     }
 }
 
-struct FjallJournal(fjall::Database);
-
-impl Journal for FjallJournal {
-    fn sync(&self) -> Result<()> {
-        self.0
-            .persist(fjall::PersistMode::SyncData)
-            .map_err(StorageError::from)
-    }
-}
-
 pub(crate) struct EngineInner {
     pub(crate) db: fjall::Database,
     keyspaces: RwLock<HashMap<String, Keyspace>>,
     pub(crate) group: Arc<GroupCommit>,
+    journal: Arc<LsmJournal>,
     pub(crate) locks: LockManager,
     next_txn: AtomicU64,
     pub(crate) config: StorageConfig,
@@ -72,6 +64,9 @@ pub struct Engine {
 pub struct EngineStats {
     /// fdatasync calls made by the commit pipeline.
     pub syncs: u64,
+    /// Of those, the ones made through the LSM's journal lock (first sync, after a journal
+    /// rotation); the others overlap with appends.
+    pub locked_syncs: u64,
     /// Keys currently locked by transactions.
     pub locked_keys: usize,
     /// Bytes on disk used by the LSM.
@@ -98,10 +93,10 @@ fn lock_directory(path: &Path) -> Result<File> {
 
 /// Opens the LSM. Our own lock already excludes other processes, so an LSM `Locked` error means a
 /// previous engine in this process is still releasing its handles: retry for a short while.
-fn open_lsm(config: &StorageConfig) -> Result<fjall::Database> {
+fn open_lsm(config: &StorageConfig, dir: &Path) -> Result<fjall::Database> {
     let mut attempts = 0;
     loop {
-        let opened = fjall::Database::builder(config.path.join("lsm"))
+        let opened = fjall::Database::builder(dir)
             .cache_size(config.cache_size_bytes)
             .manual_journal_persist(false)
             .open();
@@ -126,14 +121,17 @@ impl Engine {
     /// Opens (or creates) the engine at `config.path`, recovering the journal.
     pub fn open(config: StorageConfig) -> Result<Self> {
         let dir_lock = lock_directory(&config.path)?;
-        let db = open_lsm(&config)?;
-        let group = GroupCommit::start(config.sync, Arc::new(FjallJournal(db.clone())))?;
+        let lsm_dir = std::path::absolute(config.path.join("lsm"))?;
+        let db = open_lsm(&config, &lsm_dir)?;
+        let journal = Arc::new(LsmJournal::new(db.clone(), lsm_dir));
+        let group = GroupCommit::start(config.sync, journal.clone())?;
         Ok(Self {
             inner: Arc::new(EngineInner {
                 locks: LockManager::new(config.lock_wait_timeout()),
                 db,
                 keyspaces: RwLock::new(HashMap::new()),
                 group,
+                journal,
                 next_txn: AtomicU64::new(1),
                 config,
                 _dir_lock: dir_lock,
@@ -198,7 +196,7 @@ impl Engine {
     }
 
     /// Appends a fjall batch through the commit pipeline; the ticket resolves when durable.
-    pub(crate) fn append(&self, batch: fjall::OwnedWriteBatch) -> Result<Ticket> {
+    pub(crate) fn append(&self, batch: fjall::OwnedWriteBatch) -> Result<DurabilityTicket> {
         self.inner
             .group
             .append(|| batch.commit().map_err(StorageError::from))
@@ -231,6 +229,7 @@ impl Engine {
     pub fn stats(&self) -> EngineStats {
         EngineStats {
             syncs: self.inner.group.sync_count(),
+            locked_syncs: self.inner.journal.locked_syncs(),
             locked_keys: self.inner.locks.locked_count(),
             disk_bytes: self.inner.db.disk_space().unwrap_or(0),
         }

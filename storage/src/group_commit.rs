@@ -1,10 +1,12 @@
 //! Group commit: the durability pipeline.
 //!
-//! Writers append their batch to the LSM journal (buffered to the OS page cache) under
+//! Writers append their batch to the LSM journal (written into the OS page cache) under
 //! `append_lock`, which also hands out a commit sequence number, so sequence order is journal
-//! order. One sync thread repeatedly takes the highest appended sequence, calls fdatasync once,
-//! and releases every waiter at or below it. Under [`SyncPolicy::Always`] no commit is
-//! acknowledged before the sync that covers it; concurrent commits share that sync.
+//! order. One sync thread repeatedly takes the highest appended sequence, makes the journal
+//! durable once ([`Journal::sync`]), and releases every waiter at or below it. Under
+//! [`SyncPolicy::Always`] no commit is acknowledged before the sync that covers it; concurrent
+//! commits share that sync. An append returns a [`DurabilityTicket`] at once, so a caller can
+//! append several commits and wait only for the last ticket (they resolve in sequence order).
 //!
 //! Invariants:
 //! - `synced <= appended`; a waiter with sequence `s` is released with `Ok` only after a
@@ -12,11 +14,20 @@
 //! - A failed sync (or journal write) poisons the pipeline: every current and later waiter gets
 //!   [`StorageError::Poisoned`], `poisoned` is signalled once, nothing is retried.
 //!
-//! Batching: the LSM holds its journal lock during fdatasync, so committers that arrive during a
-//! sync queue up behind it. If the sync thread started the next sync as soon as the first of them
-//! had appended, it would lock the rest out again and each sync would cover one or two commits.
-//! So appends in progress are counted, and before a sync the thread lets every append already in
-//! progress finish (bounded by [`GATHER_LIMIT`]); a lone committer never waits for it.
+//! Why a sync that runs while appends go on still covers its target (the LSM journal,
+//! `journal_sync.rs`): the thread reads `target = appended` after the append of every
+//! sequence `<= target` has returned, so their bytes were written into a journal file before the
+//! sync is even chosen. The sync then checks that no journal rotation created a newer file; if
+//! none did, those bytes are in the active file (or in a sealed one, which rotation fsynced
+//! before creating the next file), and the fdatasync of the active file starts after they were
+//! written: it covers them, though appends of later sequences may land while it runs. If a
+//! rotation did happen, or the check cannot be made, that cycle syncs through the LSM's own
+//! locked `persist` instead. Either way `target` is durable when `sync` returns `Ok`.
+//!
+//! Batching: the sync thread starts the next sync as soon as something new was appended; the
+//! commits that arrive during a sync are covered by the next one. Before a sync it also lets
+//! every append already in progress finish (bounded by [`GATHER_LIMIT`]), so that a burst of
+//! committers released together lands in one sync; a lone committer never waits for it.
 
 use crate::config::SyncPolicy;
 use crate::error::{Result, StorageError};
@@ -57,17 +68,37 @@ pub(crate) struct GroupCommit {
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
-/// A handle to wait for the durability of one appended commit.
+/// The durability of one commit that is already applied (visible to readers) but may not be
+/// durable yet. Nothing that depends on the commit may be acknowledged before
+/// [`DurabilityTicket::wait`] returns `Ok`.
+///
+/// Tickets resolve in commit order: when one resolves `Ok`, every commit appended before it —
+/// by any caller — is durable too, so a client that pipelines several commits need only wait for
+/// the ticket of its last one and may drop the others. Under [`SyncPolicy::Everysec`] and
+/// [`SyncPolicy::None`] tickets are ready at once (those policies promise no sync).
 #[must_use = "a commit is not durable until its ticket has been waited on"]
-pub(crate) struct Ticket(Option<oneshot::Receiver<Result<()>>>);
+pub struct DurabilityTicket(Option<oneshot::Receiver<Result<()>>>);
 
-impl Ticket {
-    /// Resolves once the commit is durable under the engine's policy.
-    pub(crate) async fn wait(self) -> Result<()> {
+impl DurabilityTicket {
+    /// A ticket with nothing to wait for (a commit that wrote nothing).
+    pub(crate) fn ready() -> Self {
+        Self(None)
+    }
+
+    /// Resolves once the commit is durable under the engine's policy; `Err(Poisoned)` if the sync
+    /// that would have covered it failed (the commit must then never be acknowledged).
+    pub async fn wait(self) -> Result<()> {
         match self.0 {
             None => Ok(()),
             Some(rx) => rx.await.unwrap_or(Err(StorageError::Poisoned)),
         }
+    }
+}
+
+impl std::fmt::Debug for DurabilityTicket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = if self.0.is_some() { "pending" } else { "ready" };
+        write!(f, "DurabilityTicket({state})")
     }
 }
 
@@ -100,14 +131,14 @@ impl GroupCommit {
 
     /// Appends with `write` (which must put the batch into the journal) and returns the ticket
     /// for its durability. `write` runs under the append lock, so appends are totally ordered.
-    pub(crate) fn append(&self, write: impl FnOnce() -> Result<()>) -> Result<Ticket> {
+    pub(crate) fn append(&self, write: impl FnOnce() -> Result<()>) -> Result<DurabilityTicket> {
         self.appends_in_progress.fetch_add(1, Ordering::SeqCst);
         let result = self.append_counted(write);
         self.appends_in_progress.fetch_sub(1, Ordering::SeqCst);
         result
     }
 
-    fn append_counted(&self, write: impl FnOnce() -> Result<()>) -> Result<Ticket> {
+    fn append_counted(&self, write: impl FnOnce() -> Result<()>) -> Result<DurabilityTicket> {
         let _order = self.append_lock.lock();
         {
             let st = self.state.lock();
@@ -128,13 +159,13 @@ impl GroupCommit {
         st.appended += 1;
         let seq = st.appended;
         if self.policy != SyncPolicy::Always {
-            return Ok(Ticket(None));
+            return Ok(DurabilityTicket::ready());
         }
         let (tx, rx) = oneshot::channel();
         st.waiters.push_back((seq, tx));
         drop(st);
         self.wake.notify_one();
-        Ok(Ticket(Some(rx)))
+        Ok(DurabilityTicket(Some(rx)))
     }
 
     /// A receiver that turns `true` once the engine is poisoned.
@@ -288,6 +319,96 @@ mod tests {
             syncs < 640,
             "expected shared syncs, got {syncs} for 640 commits"
         );
+        gc.stop();
+    }
+
+    /// A journal whose syncs start freely but finish only when the test allows them.
+    #[derive(Default)]
+    struct GatedJournal {
+        started: AtomicU64,
+        allowed: Mutex<u64>,
+        gate: Condvar,
+    }
+
+    impl GatedJournal {
+        fn allow_all(&self) {
+            *self.allowed.lock() = u64::MAX;
+            self.gate.notify_all();
+        }
+
+        fn allow_one(&self) {
+            *self.allowed.lock() += 1;
+            self.gate.notify_all();
+        }
+
+        async fn wait_started(&self, n: u64) {
+            while self.started.load(Ordering::SeqCst) < n {
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+        }
+    }
+
+    impl Journal for GatedJournal {
+        fn sync(&self) -> Result<()> {
+            let n = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+            let mut allowed = self.allowed.lock();
+            while *allowed < n {
+                self.gate.wait(&mut allowed);
+            }
+            Ok(())
+        }
+    }
+
+    async fn is_pending(ticket: &mut std::pin::Pin<Box<impl Future<Output = Result<()>>>>) -> bool {
+        tokio::time::timeout(Duration::from_millis(50), ticket.as_mut())
+            .await
+            .is_err()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ticket_resolves_only_after_a_sync_that_started_after_its_append() {
+        let journal = Arc::new(GatedJournal::default());
+        let gc = GroupCommit::start(SyncPolicy::Always, journal.clone()).unwrap();
+        let mut first = Box::pin(gc.append(|| Ok(())).unwrap().wait());
+        journal.wait_started(1).await;
+        assert!(
+            is_pending(&mut first).await,
+            "resolved before its sync ended"
+        );
+        // Appended while sync 1 runs: sync 1 does not cover it.
+        let mut second = Box::pin(gc.append(|| Ok(())).unwrap().wait());
+        journal.allow_one();
+        first.as_mut().await.unwrap();
+        journal.wait_started(2).await;
+        assert!(
+            is_pending(&mut second).await,
+            "covered by a sync that began before it"
+        );
+        journal.allow_one();
+        second.as_mut().await.unwrap();
+        journal.allow_all();
+        gc.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_last_ticket_of_a_pipeline_covers_the_earlier_ones() {
+        let journal = Arc::new(GatedJournal::default());
+        let gc = GroupCommit::start(SyncPolicy::Always, journal.clone()).unwrap();
+        let tickets: Vec<_> = (0..8).map(|_| gc.append(|| Ok(())).unwrap()).collect();
+        let mut rest = tickets;
+        let last = Box::pin(rest.pop().unwrap().wait());
+        for _ in 0..3 {
+            journal.allow_one();
+        }
+        last.await.unwrap();
+        assert!(gc.state.lock().synced >= 8);
+        for ticket in rest {
+            tokio::time::timeout(Duration::from_millis(10), ticket.wait())
+                .await
+                .expect("an earlier ticket is already resolved")
+                .unwrap();
+        }
+        journal.allow_all();
         gc.stop();
     }
 

@@ -4,7 +4,9 @@
 //!
 //! Invariants every caller may rely on:
 //! - A commit (batch or transaction) returns `Ok` only after it is durable under the configured
-//!   [`SyncPolicy`]; under `Always` that means after an fdatasync covering it.
+//!   [`SyncPolicy`]; under `Always` that means after an fdatasync covering it. The deferred form
+//!   (`commit_deferred`) applies the commit at once and returns a [`DurabilityTicket`] that
+//!   resolves at that same point; nothing may be acknowledged before it does.
 //! - After a failed sync the engine is poisoned: all later writes fail with
 //!   [`StorageError::Poisoned`] and [`Engine::poisoned`] resolves; the server must exit.
 //! - No LSM type appears in this API; only this crate names fjall.
@@ -14,12 +16,14 @@ mod config;
 mod engine;
 mod error;
 mod group_commit;
+mod journal_sync;
 mod lock_manager;
 mod slice;
 mod snapshot;
 mod transaction;
 
 pub use batch::WriteBatch;
+pub use group_commit::DurabilityTicket;
 
 /// Longest key the engine stores (the LSM's limit).
 pub const MAX_KEY_LEN: usize = 65_535;

@@ -1,5 +1,7 @@
 //! [`Slice`]: an immutable, cheaply clonable byte string returned by reads. It wraps the LSM's
-//! own reference-counted buffer so values are handed out without copying.
+//! own reference-counted buffer so values are handed out without copying, and a value built with
+//! [`Slice::concat`] goes into the LSM without another copy (a large value is copied once, from
+//! the request buffer into the LSM's buffer, before the journal write).
 
 use std::fmt;
 use std::ops::Deref;
@@ -9,6 +11,22 @@ use std::ops::Deref;
 pub struct Slice(pub(crate) fjall::Slice);
 
 impl Slice {
+    /// The concatenation of `parts`, in one allocation and one copy (building a `Vec` and
+    /// converting it would copy twice: the LSM's buffer is its own allocation).
+    #[must_use]
+    pub fn concat(parts: &[&[u8]]) -> Self {
+        let len = parts.iter().map(|p| p.len()).sum();
+        let mut reader = PartsReader {
+            rest: parts.iter(),
+            current: &[],
+        };
+        match fjall::Slice::from_reader(&mut reader, len) {
+            Ok(slice) => Self(slice),
+            // Reading from memory cannot fail; stay correct if it ever does.
+            Err(_) => Self::from(parts.concat()),
+        }
+    }
+
     /// Copies the bytes into a new vector.
     #[must_use]
     pub fn to_vec(&self) -> Vec<u8> {
@@ -50,5 +68,39 @@ impl From<&str> for Slice {
 impl fmt::Debug for Slice {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Slice({:?})", String::from_utf8_lossy(&self.0))
+    }
+}
+
+/// Reads a list of byte slices one after the other.
+struct PartsReader<'a, 'b> {
+    rest: std::slice::Iter<'a, &'b [u8]>,
+    current: &'b [u8],
+}
+
+impl std::io::Read for PartsReader<'_, '_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.current.is_empty() {
+            match self.rest.next() {
+                Some(part) => self.current = part,
+                None => return Ok(0),
+            }
+        }
+        self.current.read(buf)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Slice;
+
+    #[test]
+    fn concat_joins_parts() {
+        let big = vec![5u8; 100_000];
+        let joined = Slice::concat(&[b"head", b"", &big, b"tail"]);
+        assert_eq!(joined.len(), 4 + 100_000 + 4);
+        assert_eq!(&joined[..4], b"head");
+        assert_eq!(&joined[joined.len() - 4..], b"tail");
+        assert_eq!(&*Slice::concat(&[]), b"");
+        assert_eq!(&*Slice::concat(&[b"ab", b"c"]), b"abc");
     }
 }

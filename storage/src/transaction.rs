@@ -14,6 +14,7 @@
 use crate::Slice;
 use crate::engine::{Engine, Keyspace};
 use crate::error::Result;
+use crate::group_commit::DurabilityTicket;
 use crate::lock_manager::{LockKey, TxnId};
 use crate::snapshot::{KvPair, wrap_iter};
 use fjall::Readable;
@@ -189,11 +190,18 @@ impl Transaction {
 
     /// Applies the write set atomically; returns once it is durable. Locks are released
     /// whatever the outcome.
-    pub async fn commit(mut self) -> Result<()> {
+    pub async fn commit(self) -> Result<()> {
+        self.commit_deferred()?.wait().await
+    }
+
+    /// Applies the write set atomically (readers see it at once), releases the locks and returns
+    /// the ticket for its durability without waiting for it. Nothing that depends on this commit
+    /// may be acknowledged before the ticket resolves.
+    pub fn commit_deferred(mut self) -> Result<DurabilityTicket> {
         let writes = std::mem::take(&mut self.writes);
         if writes.values().all(|w| w.map.is_empty()) {
             self.release();
-            return Ok(());
+            return Ok(DurabilityTicket::ready());
         }
         let mut batch = self.engine.inner.db.batch();
         for w in writes.into_values() {
@@ -206,7 +214,7 @@ impl Transaction {
         }
         let appended = self.engine.append(batch);
         self.release();
-        appended?.wait().await
+        appended
     }
 
     /// Discards the write set and releases locks.

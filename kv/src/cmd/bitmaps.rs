@@ -61,7 +61,7 @@ pub async fn setbit(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], max_len: u64) ->
             *byte &= !mask;
         }
     }
-    write_string(tx, db, key, value, expire).await?;
+    write_string(tx, db, key, &value, expire).await?;
     Ok(Reply::Integer(i64::from(old)))
 }
 
@@ -279,7 +279,7 @@ pub async fn bitop(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply
             tx.delete_meta(db, dest).await?;
         }
     } else {
-        write_string(tx, db, dest, result, 0).await?;
+        write_string(tx, db, dest, &result, 0).await?;
     }
     Ok(Reply::Integer(i64::try_from(max_len).unwrap_or(i64::MAX)))
 }

@@ -34,15 +34,15 @@ pub async fn write_string(
     tx: &mut KvTxn<'_>,
     db: u8,
     key: &[u8],
-    value: Vec<u8>,
+    value: &[u8],
     expire_at_ms: u64,
 ) -> KvResult<()> {
     if expire_at_ms != 0 && expire_at_ms <= tx.now_ms() {
         return tx.delete_meta(db, key).await;
     }
-    let mut meta = Meta::string(value, expire_at_ms);
-    meta.incarnation = tx.store().new_incarnation();
-    tx.put_meta(db, key, &meta).await
+    let incarnation = tx.store().new_incarnation();
+    let stored = Meta::stored_string(value, expire_at_ms, incarnation);
+    tx.put_stored_meta(db, key, stored).await
 }
 
 /// GET key.
@@ -166,7 +166,7 @@ pub async fn set(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> 
         ExpiryOption::Keep => old.as_ref().map_or(0, |m| m.expire_at_ms),
         ExpiryOption::At(at) => at,
     };
-    write_string(tx, db, key, value.to_vec(), expire_at).await?;
+    write_string(tx, db, key, value, expire_at).await?;
     Ok(if get { old_reply() } else { Reply::ok() })
 }
 
@@ -176,7 +176,7 @@ pub async fn setnx(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply
     if tx.meta_for_update(db, key).await?.is_some() {
         return Ok(Reply::Integer(0));
     }
-    write_string(tx, db, key, value.to_vec(), 0).await?;
+    write_string(tx, db, key, value, 0).await?;
     Ok(Reply::Integer(1))
 }
 
@@ -191,7 +191,7 @@ pub async fn setex(
     let (key, ttl, value) = (arg(args, 1)?, arg(args, 2)?, arg(args, 3)?);
     let at = expire_at(tx.now_ms(), ttl, unit_ms, false, command)?;
     tx.meta_for_update(db, key).await?;
-    write_string(tx, db, key, value.to_vec(), at).await?;
+    write_string(tx, db, key, value, at).await?;
     Ok(Reply::ok())
 }
 
@@ -199,7 +199,7 @@ pub async fn setex(
 pub async fn getset(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let (key, value) = (arg(args, 1)?, arg(args, 2)?);
     let old = lock_string(tx, db, key).await?;
-    write_string(tx, db, key, value.to_vec(), 0).await?;
+    write_string(tx, db, key, value, 0).await?;
     Ok(old.map_or(Reply::Null, |m| Reply::Bulk(Bytes::from(m.inline))))
 }
 
@@ -288,7 +288,7 @@ pub async fn mset(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], only_new: bool) ->
         }
     }
     for (key, value) in pairs {
-        write_string(tx, db, key, value.to_vec(), 0).await?;
+        write_string(tx, db, key, value, 0).await?;
     }
     Ok(if only_new {
         Reply::Integer(1)
@@ -309,7 +309,7 @@ pub async fn append(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], max_len: u64) ->
     }
     current.extend_from_slice(value);
     let len = current.len();
-    write_string(tx, db, key, current, expire).await?;
+    write_string(tx, db, key, &current, expire).await?;
     Ok(Reply::Integer(i64::try_from(len).unwrap_or(i64::MAX)))
 }
 
@@ -378,7 +378,7 @@ pub async fn setrange(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes], max_len: u64) 
         target.copy_from_slice(value);
     }
     let len = current.len();
-    write_string(tx, db, key, current, expire).await?;
+    write_string(tx, db, key, &current, expire).await?;
     Ok(Reply::Integer(i64::try_from(len).unwrap_or(i64::MAX)))
 }
 
@@ -394,7 +394,7 @@ async fn apply_increment(tx: &mut KvTxn<'_>, db: u8, key: &[u8], delta: i64) -> 
     let next = current
         .checked_add(delta)
         .ok_or_else(|| KvError::command("ERR increment or decrement would overflow"))?;
-    write_string(tx, db, key, next.to_string().into_bytes(), expire).await?;
+    write_string(tx, db, key, next.to_string().as_bytes(), expire).await?;
     Ok(Reply::Integer(next))
 }
 
@@ -437,6 +437,6 @@ pub async fn incr_by_float(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResu
         ));
     }
     let text = format_float(next);
-    write_string(tx, db, key, text.clone().into_bytes(), expire).await?;
+    write_string(tx, db, key, text.as_bytes(), expire).await?;
     Ok(Reply::bulk(text))
 }

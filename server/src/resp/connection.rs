@@ -5,6 +5,13 @@
 //!   passes [`FLUSH_THRESHOLD`] and whenever the input runs dry, and the next read waits for
 //!   that write. A client that stops reading therefore blocks only its own task, holding at
 //!   most one read buffer plus one flush batch — memory does not grow with its backlog.
+//! - Group commit across a pipeline: every complete request in the read buffer runs at once;
+//!   a write is applied (later requests see it) and its durability ticket replaces the
+//!   [`Outbox`]'s, without waiting. Before any byte of the outbox is written, its ticket — that
+//!   of the last write it acknowledges, which covers every earlier one — must resolve. So no
+//!   reply leaves before the sync that covers every write up to it, and a pipeline of N writes
+//!   waits for one sync instead of N. If the sync fails, the pending replies are replaced by one
+//!   error and the connection closes. Before a command that may block, the outbox is flushed.
 //! - A single reply larger than `client_output_buffer_limit` closes the connection.
 //! - The query buffer is capped (1 MiB before authentication, `client_query_buffer_limit`
 //!   after); a malformed request gets `-ERR Protocol error: …` and the connection closes.
@@ -17,7 +24,8 @@ use super::encoder::encode;
 use super::handler::CommandHandler;
 use orcinus_kv::bytes::BytesMut;
 use orcinus_kv::command_table::may_block;
-use orcinus_kv::{Bytes, Reply, Session};
+use orcinus_kv::{Bytes, KvError, Reply, Session};
+use orcinus_storage::DurabilityTicket;
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
@@ -40,7 +48,7 @@ where
     H: CommandHandler,
 {
     let mut input = BytesMut::with_capacity(READ_CHUNK);
-    let mut output: Vec<u8> = Vec::with_capacity(READ_CHUNK);
+    let mut outbox = Outbox::default();
     let mut decoder = RequestDecoder::new();
     let output_limit = usize::try_from(settings.client_output_buffer_limit).unwrap_or(usize::MAX);
     loop {
@@ -53,11 +61,16 @@ where
                 Ok(Some(args)) => args,
                 Ok(None) => break,
                 Err(e) => {
-                    encode(&Reply::Error(e.reply_text()), session.protocol, &mut output);
-                    return close(&mut stream, &output).await;
+                    outbox
+                        .push_final(&Reply::Error(e.reply_text()), &session)
+                        .await;
+                    return close(&mut stream, &outbox.bytes).await;
                 }
             };
             let reply = if may_block(&args) {
+                if !outbox.send(&mut stream, &session).await? {
+                    return close(&mut stream, &outbox.bytes).await;
+                }
                 let cap = query_buffer_cap(&settings, &session);
                 let (reply, gone) =
                     execute_watching(&mut stream, &mut input, cap, &*handler, &mut session, args)
@@ -67,45 +80,102 @@ where
                 }
                 reply
             } else {
-                handler.execute(&mut session, args).await
+                let (reply, ticket) = handler.execute_deferred(&mut session, args).await;
+                if ticket.is_some() {
+                    outbox.ticket = ticket;
+                }
+                reply
             };
-            let before = output.len();
-            encode(&reply, session.protocol, &mut output);
-            if output.len() - before > output_limit {
+            let before = outbox.bytes.len();
+            encode(&reply, session.protocol, &mut outbox.bytes);
+            if outbox.bytes.len() - before > output_limit {
                 tracing::warn!(
                     client = session.id,
                     "closing RESP client: reply of {} bytes exceeds client_output_buffer_limit",
-                    output.len() - before
+                    outbox.bytes.len() - before
                 );
-                output.truncate(before);
-                return close(&mut stream, &output).await;
+                outbox.bytes.truncate(before);
+                outbox.settle(&session).await;
+                return close(&mut stream, &outbox.bytes).await;
             }
             if session.closing {
-                return close(&mut stream, &output).await;
+                outbox.settle(&session).await;
+                return close(&mut stream, &outbox.bytes).await;
             }
-            if output.len() >= FLUSH_THRESHOLD {
-                stream.write_all(&output).await?;
-                output.clear();
+            if outbox.bytes.len() >= FLUSH_THRESHOLD && !outbox.send(&mut stream, &session).await? {
+                return close(&mut stream, &outbox.bytes).await;
             }
         }
-        if !output.is_empty() {
-            stream.write_all(&output).await?;
-            output.clear();
-            if output.capacity() > 4 * FLUSH_THRESHOLD {
-                output.shrink_to(READ_CHUNK);
-            }
+        if !outbox.send(&mut stream, &session).await? {
+            return close(&mut stream, &outbox.bytes).await;
         }
         let cap = query_buffer_cap(&settings, &session);
         if input.len() > cap {
             let text = "ERR Protocol error: client query buffer limit exceeded";
-            encode(&Reply::Error(text.into()), session.protocol, &mut output);
-            return close(&mut stream, &output).await;
+            outbox
+                .push_final(&Reply::Error(text.into()), &session)
+                .await;
+            return close(&mut stream, &outbox.bytes).await;
         }
         if input.capacity() - input.len() < READ_CHUNK {
             input.reserve(READ_CHUNK.max(input.len().min(4 * 1024 * 1024)));
         }
         if stream.read_buf(&mut input).await? == 0 {
             return Ok(());
+        }
+    }
+}
+
+/// Encoded replies not yet written, and the durability ticket of the last write among them.
+#[derive(Default)]
+struct Outbox {
+    bytes: Vec<u8>,
+    ticket: Option<DurabilityTicket>,
+}
+
+impl Outbox {
+    /// Waits until the replies may be sent. If the sync failed, they acknowledge writes that
+    /// may be lost: they are replaced by one error, and `false` says the connection must close.
+    async fn settle(&mut self, session: &Session) -> bool {
+        let Some(ticket) = self.ticket.take() else {
+            return true;
+        };
+        match ticket.wait().await {
+            Ok(()) => true,
+            Err(e) => {
+                self.bytes.clear();
+                let text = KvError::from(e).to_reply_text();
+                encode(&Reply::Error(text), session.protocol, &mut self.bytes);
+                false
+            }
+        }
+    }
+
+    /// Settles and writes the replies; `Ok(false)` if the connection must close (the error
+    /// reply is then left in the box).
+    async fn send<S: AsyncWrite + Unpin>(
+        &mut self,
+        stream: &mut S,
+        session: &Session,
+    ) -> std::io::Result<bool> {
+        if self.bytes.is_empty() && self.ticket.is_none() {
+            return Ok(true);
+        }
+        if !self.settle(session).await {
+            return Ok(false);
+        }
+        stream.write_all(&self.bytes).await?;
+        self.bytes.clear();
+        if self.bytes.capacity() > 4 * FLUSH_THRESHOLD {
+            self.bytes.shrink_to(READ_CHUNK);
+        }
+        Ok(true)
+    }
+
+    /// Settles, then adds a last reply before the connection closes.
+    async fn push_final(&mut self, reply: &Reply, session: &Session) {
+        if self.settle(session).await {
+            encode(reply, session.protocol, &mut self.bytes);
         }
     }
 }

@@ -685,3 +685,43 @@ async fn remote_clients_are_served_when_an_account_has_a_password() {
         "a remote client must AUTH with an account"
     );
 }
+
+/// A pipeline of writes waits for one sync, not one per write; replies keep their order, reads
+/// see the earlier writes, and MULTI/EXEC inside the pipeline still works.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pipelined_writes_share_one_sync_and_keep_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = kv_server(dir.path());
+    let registry = std::sync::Arc::new(orcinus_kv::session::ClientRegistry::default());
+    let session = registry.register("test".into(), "test".into(), true);
+    let (client, server_side) = tokio::io::duplex(64 * 1024);
+    let settings = std::sync::Arc::new(RespSettings::default());
+    let conn = tokio::spawn(super::connection::run(
+        server_side,
+        server.clone(),
+        settings,
+        session,
+    ));
+    let mut requests = Vec::new();
+    let mut expected = String::new();
+    for i in 0..100 {
+        requests.extend_from_slice(format!("SET k{i} v{i}\r\nGET k{i}\r\n").as_bytes());
+        let v = format!("v{i}");
+        expected.push_str(&format!("+OK\r\n${}\r\n{v}\r\n", v.len()));
+    }
+    requests.extend_from_slice(b"MULTI\r\nINCR n\r\nINCR n\r\nEXEC\r\nGET n\r\nBADCMD\r\n");
+    expected.push_str("+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n:1\r\n:2\r\n$1\r\n2\r\n");
+    expected.push_str("-ERR unknown command 'BADCMD', with args beginning with: \r\n");
+    let syncs_before = server.store().engine().stats().syncs;
+    let (mut rx, mut tx) = tokio::io::split(client);
+    tx.write_all(&requests).await.unwrap();
+    let mut got = vec![0u8; expected.len()];
+    tokio::time::timeout(Duration::from_secs(20), rx.read_exact(&mut got))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&got), expected);
+    let syncs = server.store().engine().stats().syncs - syncs_before;
+    assert!(syncs < 20, "{syncs} syncs for one pipeline of 102 writes");
+    conn.abort();
+}
