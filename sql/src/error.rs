@@ -138,6 +138,17 @@ pub enum SqlError {
     /// 1235
     #[error("This version of Orcinus doesn't yet support '{0}'")]
     NotSupported(String),
+    /// 3170: an analytical query needed more memory than its budget (ER_CAPACITY_EXCEEDED).
+    #[error("Memory capacity of {bytes} bytes for '{setting}' exceeded. {detail}")]
+    MemoryCapacityExceeded {
+        bytes: usize,
+        setting: &'static str,
+        detail: String,
+    },
+    /// 1105: the analytical executor rejected or failed a query for a reason with no more
+    /// specific MySQL error (the message says why).
+    #[error("{0}")]
+    QueryFailed(String),
     /// 1105: the storage engine failed (I/O, poisoned, shutting down).
     #[error("Storage engine error: {0}")]
     Storage(StorageError),
@@ -189,7 +200,8 @@ impl SqlError {
             Self::Deadlock => 1213,
             Self::LockWaitTimeout => 1205,
             Self::NotSupported(_) => 1235,
-            Self::Storage(_) | Self::Internal(_) => 1105,
+            Self::MemoryCapacityExceeded { .. } => 3170,
+            Self::Storage(_) | Self::Internal(_) | Self::QueryFailed(_) => 1105,
         }
     }
 
@@ -232,6 +244,8 @@ impl SqlError {
             | Self::WrongArguments(_)
             | Self::LockWaitTimeout
             | Self::Storage(_)
+            | Self::MemoryCapacityExceeded { .. }
+            | Self::QueryFailed(_)
             | Self::Internal(_) => "HY000",
         }
     }

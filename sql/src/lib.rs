@@ -11,6 +11,7 @@
 
 pub mod access;
 pub mod aggregate;
+pub mod analytics;
 pub mod bind;
 pub mod catalog;
 pub mod codec;

@@ -1,0 +1,124 @@
+//! Type-aware part of the dialect: string comparisons under MySQL's default collation
+//! (`utf8mb4_0900_ai_ci`), applied to the logical plan after SQL planning, when operand types
+//! are known.
+//!
+//! Covered: `=`, `<>`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN (…)` and USING / equi-join keys
+//! between two character strings compare their `lower()` forms (case-insensitive for every
+//! character Unicode lower-cases, which includes ASCII). `LIKE` is made `ILIKE` by the syntax
+//! rewrite. Binary strings (BLOB) are untouched: they compare bytewise, as in MySQL.
+//!
+//! Not covered (DataFusion compares bytes): accent-insensitivity (`'é' = 'e'`), ORDER BY,
+//! GROUP BY, DISTINCT, MIN/MAX and `CASE x WHEN 'a'` on strings, which MySQL orders and groups
+//! case-insensitively.
+
+use datafusion::arrow::datatypes::DataType;
+use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::common::{DFSchema, Result as DfResult};
+use datafusion::functions::string::expr_fn::lower;
+use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable, LogicalPlan, Operator};
+
+fn is_string(e: &Expr, schema: &DFSchema) -> bool {
+    matches!(
+        e.get_type(schema),
+        Ok(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+    )
+}
+
+fn fold(e: Expr) -> Expr {
+    lower(e)
+}
+
+fn rewrite_expr(e: Expr, schema: &DFSchema) -> DfResult<Transformed<Expr>> {
+    match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right })
+            if matches!(
+                op,
+                Operator::Eq
+                    | Operator::NotEq
+                    | Operator::Lt
+                    | Operator::LtEq
+                    | Operator::Gt
+                    | Operator::GtEq
+            ) && is_string(&left, schema)
+                && is_string(&right, schema) =>
+        {
+            Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(
+                Box::new(fold(*left)),
+                op,
+                Box::new(fold(*right)),
+            ))))
+        }
+        Expr::Between(b)
+            if is_string(&b.expr, schema)
+                && is_string(&b.low, schema)
+                && is_string(&b.high, schema) =>
+        {
+            Ok(Transformed::yes(Expr::Between(Between::new(
+                Box::new(fold(*b.expr)),
+                b.negated,
+                Box::new(fold(*b.low)),
+                Box::new(fold(*b.high)),
+            ))))
+        }
+        Expr::InList(l)
+            if is_string(&l.expr, schema) && l.list.iter().all(|x| is_string(x, schema)) =>
+        {
+            Ok(Transformed::yes(Expr::InList(InList::new(
+                Box::new(fold(*l.expr)),
+                l.list.into_iter().map(fold).collect(),
+                l.negated,
+            ))))
+        }
+        other => Ok(Transformed::no(other)),
+    }
+}
+
+/// The schema expressions of `node` are evaluated against: its inputs merged.
+fn input_schema(node: &LogicalPlan) -> DfResult<DFSchema> {
+    let inputs = node.inputs();
+    let mut it = inputs.iter();
+    let Some(first) = it.next() else {
+        return Ok(node.schema().as_ref().clone());
+    };
+    let mut schema = first.schema().as_ref().clone();
+    for other in it {
+        schema.merge(other.schema());
+    }
+    Ok(schema)
+}
+
+/// Applies the collation rewrite to every expression of `plan`, subqueries included.
+pub fn apply(plan: LogicalPlan) -> DfResult<LogicalPlan> {
+    Ok(plan
+        .transform_up_with_subqueries(|node| {
+            let schema = input_schema(&node)?;
+            let node = match node {
+                LogicalPlan::Join(mut j) => {
+                    let (l, r) = (j.left.schema().clone(), j.right.schema().clone());
+                    let mut changed = false;
+                    j.on =
+                        j.on.into_iter()
+                            .map(|(a, b)| {
+                                if is_string(&a, &l) && is_string(&b, &r) {
+                                    changed = true;
+                                    (fold(a), fold(b))
+                                } else {
+                                    (a, b)
+                                }
+                            })
+                            .collect();
+                    let t = if changed {
+                        Transformed::yes(LogicalPlan::Join(j))
+                    } else {
+                        Transformed::no(LogicalPlan::Join(j))
+                    };
+                    // The join filter is rewritten below with the other expressions.
+                    t.data
+                }
+                other => other,
+            };
+            node.map_expressions(|e| e.transform_up(|e| rewrite_expr(e, &schema)))
+        })?
+        .data)
+}

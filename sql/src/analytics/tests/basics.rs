@@ -1,0 +1,1 @@
+//! Small-table tests: provider types, PK-range pushdown, transactions, dialect rewrites.
