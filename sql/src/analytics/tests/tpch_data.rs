@@ -1,0 +1,1 @@
+//! TPC-H data
