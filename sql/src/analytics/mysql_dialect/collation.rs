@@ -16,6 +16,7 @@ use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result as DfResult};
 use datafusion::functions::string::expr_fn::lower;
 use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable, LogicalPlan, Operator};
 
 fn is_string(e: &Expr, schema: &DFSchema) -> bool {
@@ -118,7 +119,14 @@ pub fn apply(plan: LogicalPlan) -> DfResult<LogicalPlan> {
                 }
                 other => other,
             };
-            node.map_expressions(|e| e.transform_up(|e| rewrite_expr(e, &schema)))
+            // Parents refer to this node's outputs by name: keep the names of rewritten
+            // projections and aggregates.
+            let names = NamePreserver::new(&node);
+            node.map_expressions(|e| {
+                let saved = names.save(&e);
+                Ok(e.transform_up(|e| rewrite_expr(e, &schema))?
+                    .update_data(|e| saved.restore(e)))
+            })
         })?
         .data)
 }
