@@ -67,10 +67,10 @@ pub fn from_datafusion(e: DataFusionError, memory_limit: usize) -> SqlError {
 /// Planner errors that have a MySQL counterpart.
 fn plan_error(m: String) -> SqlError {
     // DataFusion: "Invalid function 'foo'.\nDid you mean 'bar'?"
-    if let Some(rest) = m.strip_prefix("Invalid function '") {
-        if let Some(name) = rest.split('\'').next() {
-            return SqlError::UnknownFunction(name.to_string());
-        }
+    if let Some(rest) = m.strip_prefix("Invalid function '")
+        && let Some(name) = rest.split('\'').next()
+    {
+        return SqlError::UnknownFunction(name.to_string());
     }
     SqlError::QueryFailed(m)
 }

@@ -39,7 +39,7 @@ use datafusion::execution::registry::FunctionRegistry;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::logical_expr::LogicalPlan;
 use datafusion::sql::parser::Statement as DfStatement;
-use datafusion::sql::sqlparser::ast::{Query, Statement};
+use datafusion::sql::sqlparser::ast::{DescribeAlias, Query, Statement};
 use orcinus_storage::{Keyspace, Transaction};
 pub use provider::RowReader;
 use std::sync::Arc;
@@ -136,6 +136,19 @@ impl AnalyticsEngine {
         };
         match stmt {
             Statement::Query(q) => self.run_query(source, current_db, q, params).await,
+            Statement::Explain {
+                describe_alias: DescribeAlias::Explain,
+                analyze: false,
+                verbose,
+                query_plan: false,
+                estimate: false,
+                statement,
+                format: None,
+                options: None,
+            } => match statement.as_ref() {
+                Statement::Query(q) => self.explain(source, current_db, q, *verbose).await,
+                other => Err(SqlError::unsupported(format!("EXPLAIN {other}"))),
+            },
             other => Err(SqlError::unsupported(format!(
                 "this statement in the analytical executor: {other}"
             ))),
@@ -223,6 +236,40 @@ impl AnalyticsEngine {
             rename_columns(columns, names);
         }
         Ok(res)
+    }
+
+    /// `EXPLAIN <query>`: one row, one column `EXPLAIN` holding the optimized logical plan and
+    /// the physical plan as DataFusion prints them (like MySQL's `FORMAT=TREE`, one text cell).
+    async fn explain(
+        &self,
+        source: QuerySource,
+        current_db: Option<&str>,
+        q: &Query,
+        verbose: bool,
+    ) -> SqlResult<StatementResult> {
+        let state = self.session(source, current_db)?;
+        let plan = self.plan(&state, q, &[]).await?;
+        let optimized = state.optimize(&plan).map_err(|e| self.df_err(e))?;
+        let physical = state
+            .create_physical_plan(&plan)
+            .await
+            .map_err(|e| self.df_err(e))?;
+        let text = format!(
+            "logical plan:\n{}\nphysical plan:\n{}",
+            optimized.display_indent(),
+            datafusion::physical_plan::displayable(physical.as_ref()).indent(verbose)
+        );
+        Ok(StatementResult::Rows {
+            columns: vec![OutputColumn {
+                name: "EXPLAIN".into(),
+                org_name: String::new(),
+                table: String::new(),
+                db: String::new(),
+                sql_type: crate::types::SqlType::Text,
+                nullable: false,
+            }],
+            rows: vec![vec![Datum::Bytes(text.into_bytes())]],
+        })
     }
 
     /// The result columns a query would return (for COM_STMT_PREPARE), without running it.

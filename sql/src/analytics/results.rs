@@ -80,7 +80,7 @@ pub fn output_column(field: &Field) -> SqlResult<OutputColumn> {
     })
 }
 
-fn downcast<'a, T: 'static>(a: &'a dyn Array) -> SqlResult<&'a T> {
+fn downcast<T: 'static>(a: &dyn Array) -> SqlResult<&T> {
     a.as_any()
         .downcast_ref::<T>()
         .ok_or_else(|| SqlError::Internal(format!("unexpected array for {}", a.data_type())))

@@ -282,11 +282,11 @@ fn rename(f: &mut Function, name: &str) {
 }
 
 fn wrap_first_arg(f: &mut Function, udf: &str) {
-    if let FunctionArguments::List(list) = &mut f.args {
-        if let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) = list.args.first_mut() {
-            let inner = std::mem::replace(e, unreachable_expr());
-            *e = call(udf, vec![inner]);
-        }
+    if let FunctionArguments::List(list) = &mut f.args
+        && let Some(FunctionArg::Unnamed(FunctionArgExpr::Expr(e))) = list.args.first_mut()
+    {
+        let inner = std::mem::replace(e, unreachable_expr());
+        *e = call(udf, vec![inner]);
     }
 }
 

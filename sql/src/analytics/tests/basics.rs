@@ -317,3 +317,22 @@ async fn exceeding_the_memory_budget_is_error_3170() {
         "{err}"
     );
 }
+
+#[tokio::test]
+async fn explain_shows_the_pushed_key_range_filter() {
+    let f = people().await;
+    let res = f
+        .query("EXPLAIN SELECT Name FROM people WHERE id BETWEEN 2 AND 3")
+        .await
+        .unwrap();
+    let text = &super::display_rows(&res)[0][0];
+    assert!(text.contains("partial_filters"), "{text}");
+    assert!(text.contains("StreamingTableExec"), "{text}");
+    assert_eq!(
+        f.query("EXPLAIN ANALYZE SELECT 1")
+            .await
+            .unwrap_err()
+            .code(),
+        1235
+    );
+}
