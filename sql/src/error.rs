@@ -138,6 +138,11 @@ pub enum SqlError {
     /// 1235
     #[error("This version of Orcinus doesn't yet support '{0}'")]
     NotSupported(String),
+    /// 1353
+    #[error(
+        "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"
+    )]
+    ViewColumnCount,
     /// 3170: an analytical query needed more memory than its budget (ER_CAPACITY_EXCEEDED).
     #[error("Memory capacity of {bytes} bytes for '{setting}' exceeded. {detail}")]
     MemoryCapacityExceeded {
@@ -201,6 +206,7 @@ impl SqlError {
             Self::LockWaitTimeout => 1205,
             Self::NotSupported(_) => 1235,
             Self::MemoryCapacityExceeded { .. } => 3170,
+            Self::ViewColumnCount => 1353,
             Self::Storage(_) | Self::Internal(_) | Self::QueryFailed(_) => 1105,
         }
     }
@@ -245,6 +251,7 @@ impl SqlError {
             | Self::LockWaitTimeout
             | Self::Storage(_)
             | Self::MemoryCapacityExceeded { .. }
+            | Self::ViewColumnCount
             | Self::QueryFailed(_)
             | Self::Internal(_) => "HY000",
         }

@@ -23,6 +23,7 @@ pub mod results;
 pub mod scan;
 #[cfg(test)]
 mod tests;
+pub mod views;
 
 use crate::catalog::CatalogSnapshot;
 use crate::error::{SqlError, SqlResult};
@@ -183,14 +184,17 @@ impl AnalyticsEngine {
         }
     }
 
-    /// Plans a query: MySQL rewrite, DataFusion planning, collation, parameters.
+    /// Plans a query: view expansion, MySQL rewrite, DataFusion planning, collation, parameters.
     async fn plan(
         &self,
         state: &SessionState,
+        source: &QuerySource,
+        current_db: Option<&str>,
         q: &Query,
         params: &[Datum],
     ) -> SqlResult<LogicalPlan> {
         let mut stmt = Statement::Query(Box::new(q.clone()));
+        views::expand(&mut stmt, &source.catalog, current_db)?;
         mysql_dialect::rewrite::rewrite(&mut stmt)?;
         let plan = state
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
@@ -214,8 +218,8 @@ impl AnalyticsEngine {
         q: &Query,
         params: &[Datum],
     ) -> SqlResult<StatementResult> {
-        let state = self.session(source, current_db)?;
-        let plan = self.plan(&state, q, params).await?;
+        let state = self.session(source.clone(), current_db)?;
+        let plan = self.plan(&state, &source, current_db, q, params).await?;
         let fields: Vec<Field> = plan
             .schema()
             .fields()
@@ -247,8 +251,8 @@ impl AnalyticsEngine {
         q: &Query,
         verbose: bool,
     ) -> SqlResult<StatementResult> {
-        let state = self.session(source, current_db)?;
-        let plan = self.plan(&state, q, &[]).await?;
+        let state = self.session(source.clone(), current_db)?;
+        let plan = self.plan(&state, &source, current_db, q, &[]).await?;
         let optimized = state.optimize(&plan).map_err(|e| self.df_err(e))?;
         let physical = state
             .create_physical_plan(&plan)
@@ -287,8 +291,8 @@ impl AnalyticsEngine {
             data,
             batch_size: self.config.batch_size,
         };
-        let state = self.session(source, current_db)?;
-        let plan = self.plan(&state, q, &[]).await?;
+        let state = self.session(source.clone(), current_db)?;
+        let plan = self.plan(&state, &source, current_db, q, &[]).await?;
         let mut columns = plan
             .schema()
             .fields()

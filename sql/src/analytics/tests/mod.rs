@@ -5,6 +5,7 @@
 mod basics;
 mod tpch;
 mod tpch_data;
+mod views;
 
 use super::{AnalyticsConfig, AnalyticsEngine, RowReader};
 use crate::catalog::Catalog;
@@ -129,6 +130,26 @@ impl Fixture {
                 &[],
             )
             .await
+    }
+
+    /// Runs CREATE VIEW / DROP VIEW through the analytics view DDL (as the engine's DDL path
+    /// will).
+    pub async fn view_ddl(&self, sql: &str) -> SqlResult<StatementResult> {
+        use datafusion::sql::sqlparser::ast::{ObjectType, Statement};
+        let stmt = plan::parse(sql)?.remove(0);
+        let cat = self.catalog();
+        match &stmt {
+            Statement::CreateView(cv) => {
+                super::views::create_view(&self.analytics, &cat, cv, Some("t")).await
+            }
+            Statement::Drop {
+                object_type: ObjectType::View,
+                names,
+                if_exists,
+                ..
+            } => super::views::drop_views(&cat, names, *if_exists, Some("t")).await,
+            other => panic!("not view DDL: {other}"),
+        }
     }
 
     /// Writes row (id, name, NULL…) of table `t.<table>` into `txn` only.
