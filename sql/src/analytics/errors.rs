@@ -56,7 +56,7 @@ pub fn from_datafusion(e: DataFusionError, memory_limit: usize) -> SqlError {
         DataFusionError::Internal(m) => SqlError::Internal(format!("DataFusion: {m}")),
         DataFusionError::ArrowError(a, _) => match *a {
             datafusion::arrow::error::ArrowError::ArithmeticOverflow(m) => {
-                SqlError::ValueOutOfRange(m)
+                SqlError::ValueOutOfRange(format!("BIGINT value is out of range ({m})"))
             }
             other => SqlError::QueryFailed(other.to_string()),
         },

@@ -184,7 +184,7 @@ impl AnalyticsEngine {
         }
     }
 
-    /// Plans a query: view expansion, MySQL rewrite, DataFusion planning, collation, parameters.
+    /// Plans a query: view expansion, MySQL rewrite, DataFusion planning, typed rewrites, parameters.
     async fn plan(
         &self,
         state: &SessionState,
@@ -200,7 +200,7 @@ impl AnalyticsEngine {
             .statement_to_plan(DfStatement::Statement(Box::new(stmt)))
             .await
             .map_err(|e| self.df_err(e))?;
-        let plan = mysql_dialect::collation::apply(plan).map_err(|e| self.df_err(e))?;
+        let plan = mysql_dialect::typed::apply(plan).map_err(|e| self.df_err(e))?;
         if params.is_empty() {
             return Ok(plan);
         }

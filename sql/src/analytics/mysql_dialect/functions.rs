@@ -37,6 +37,9 @@ enum Kind {
     Substring,
     Left,
     Right,
+    CheckedAdd,
+    CheckedSub,
+    CheckedMul,
 }
 
 /// One MySQL function.
@@ -58,6 +61,9 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
         (Kind::Substring, "mysql_substring"),
         (Kind::Left, "mysql_left"),
         (Kind::Right, "mysql_right"),
+        (Kind::CheckedAdd, "mysql_checked_add"),
+        (Kind::CheckedSub, "mysql_checked_sub"),
+        (Kind::CheckedMul, "mysql_checked_mul"),
     ]
     .into_iter()
     .map(|(kind, name)| {
@@ -68,6 +74,21 @@ pub fn all() -> Vec<Arc<ScalarUDF>> {
         }))
     })
     .collect()
+}
+
+/// The checked integer arithmetic function `name` (`mysql_checked_add` / `_sub` / `_mul`).
+#[must_use]
+pub fn checked(name: &'static str) -> Arc<ScalarUDF> {
+    let kind = match name {
+        "mysql_checked_add" => Kind::CheckedAdd,
+        "mysql_checked_sub" => Kind::CheckedSub,
+        _ => Kind::CheckedMul,
+    };
+    Arc::new(ScalarUDF::new_from_impl(MySqlFunction {
+        kind,
+        name,
+        signature: Signature::user_defined(Volatility::Immutable),
+    }))
 }
 
 /// Integer types as exact DECIMAL(digits, 0); `None` for non-integers.
@@ -417,6 +438,15 @@ impl ScalarUDFImpl for MySqlFunction {
                 count(args.len() == 2)?;
                 Ok(vec![DataType::Utf8, DataType::Int64])
             }
+            Kind::CheckedAdd | Kind::CheckedSub | Kind::CheckedMul => {
+                count(args.len() == 2)?;
+                let t = if args.contains(&DataType::UInt64) {
+                    DataType::UInt64
+                } else {
+                    DataType::Int64
+                };
+                Ok(vec![t.clone(), t])
+            }
         }
     }
 
@@ -434,6 +464,13 @@ impl ScalarUDFImpl for MySqlFunction {
                 None => return plan_err!("mysql_exact takes 1 argument"),
             },
             Kind::Concat | Kind::Substring | Kind::Left | Kind::Right => DataType::Utf8,
+            Kind::CheckedAdd | Kind::CheckedSub | Kind::CheckedMul => {
+                if args.contains(&DataType::UInt64) {
+                    DataType::UInt64
+                } else {
+                    DataType::Int64
+                }
+            }
         })
     }
 
@@ -452,6 +489,18 @@ impl ScalarUDFImpl for MySqlFunction {
             .map(|a| a.clone().into_array(rows))
             .collect::<DfResult<_>>()?;
         let out = match self.kind {
+            Kind::CheckedAdd | Kind::CheckedSub | Kind::CheckedMul => {
+                let [a, b] = arrays.as_slice() else {
+                    return exec_err!("{} takes 2 arguments", self.name);
+                };
+                use datafusion::arrow::compute::kernels::numeric;
+                // The checked kernels fail with ArithmeticOverflow (→ 1690) instead of wrapping.
+                match self.kind {
+                    Kind::CheckedAdd => numeric::add(a, b)?,
+                    Kind::CheckedSub => numeric::sub(a, b)?,
+                    _ => numeric::mul(a, b)?,
+                }
+            }
             Kind::Divide => self.divide(&arrays, &ret)?,
             Kind::IntDiv => self.intdiv(&arrays)?,
             _ => self.strings(&arrays, rows)?,

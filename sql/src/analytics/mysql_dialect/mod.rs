@@ -1,15 +1,16 @@
 //! The MySQL dialect of the analytical executor — the one place MySQL semantics are mapped onto
 //! DataFusion: a syntax rewrite of the parsed query ([`rewrite`]), MySQL-semantics functions
-//! ([`functions`]), the string collation applied to the typed logical plan ([`collation`]), the
+//! ([`functions`]), checked integer arithmetic and the string collation applied to the typed
+//! logical plan ([`typed`]), the
 //! planner options that match MySQL ([`configure`]) and MySQL's result column names
 //! ([`output_names`]).
 //!
 //! Invariant: a MySQL construct DataFusion would read differently is rewritten or rejected with
 //! an error naming it; it is never passed through to mean something else.
 
-pub mod collation;
 pub mod functions;
 pub mod rewrite;
+pub mod typed;
 
 use datafusion::execution::context::SessionConfig;
 use datafusion::sql::sqlparser::ast::{Expr, Query, SelectItem, SetExpr};

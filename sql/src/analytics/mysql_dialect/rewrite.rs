@@ -186,7 +186,8 @@ fn normalize_interval(iv: &mut Interval) -> ControlFlow<Box<SqlError>> {
         },
         _ => return unsupported(format!("non-constant INTERVAL amount {}", iv.value)),
     };
-    if text.parse::<f64>().is_err() {
+    // MySQL rounds a fractional amount of a simple unit; only whole amounts are taken here.
+    if text.parse::<i64>().is_err() {
         return unsupported(format!("INTERVAL amount {}", iv.value));
     }
     *iv.value = string_lit(text);
@@ -202,6 +203,19 @@ fn date_operand(e: Expr, unit_is_date: bool) -> Expr {
         }) => Some(s.clone()),
         _ => None,
     };
+    if !unit_is_date && !matches!(e, Expr::Interval(_)) {
+        // A DATE shifted by hours or less is a DATETIME in MySQL.
+        return Expr::Cast {
+            kind: CastKind::Cast,
+            expr: Box::new(e),
+            data_type: DataType::Timestamp(
+                None,
+                datafusion::sql::sqlparser::ast::TimezoneInfo::None,
+            ),
+            array: false,
+            format: None,
+        };
+    }
     match literal {
         Some(s) => Expr::Cast {
             kind: CastKind::Cast,
@@ -365,7 +379,7 @@ impl MySqlRewriter {
                 }),
                 _ => return wrong_args("mod"),
             },
-            "sum" | "avg" if f.over.is_none() => {
+            "sum" | "avg" => {
                 wrap_first_arg(f, "mysql_exact");
                 None
             }

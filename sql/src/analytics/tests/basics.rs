@@ -152,6 +152,20 @@ async fn mysql_dialect_functions_and_operators() {
             "1994-01-01",
         ),
         ("SELECT DATE '1995-01-01' + INTERVAL 1 DAY", "1995-01-02"),
+        ("SELECT DATE '1995-01-31' + INTERVAL 1 MONTH", "1995-02-28"),
+        (
+            "SELECT DATE_ADD(DATE '1995-01-31', INTERVAL 5 HOUR)",
+            "1995-01-31 05:00:00",
+        ),
+        (
+            "SELECT DATE_ADD(born, INTERVAL 90 MINUTE) FROM people WHERE id = 1",
+            "1990-01-31 01:30:00",
+        ),
+        ("SELECT 2147483647 * 3", "6442450941"),
+        (
+            "SELECT id * 1000000000 FROM people WHERE id = 5",
+            "5000000000",
+        ),
         ("SELECT EXTRACT(YEAR FROM DATE '1996-03-04')", "1996"),
         ("SELECT YEAR(born) FROM people WHERE id = 1", "1990"),
         ("SELECT IF(1 > 2, 'a', 'b')", "b"),

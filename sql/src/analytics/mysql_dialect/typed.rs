@@ -1,8 +1,11 @@
-//! Type-aware part of the dialect: string comparisons under MySQL's default collation
-//! (`utf8mb4_0900_ai_ci`), applied to the logical plan after SQL planning, when operand types
-//! are known.
+//! Type-aware part of the dialect, applied to the logical plan after SQL planning, when operand
+//! types are known:
 //!
-//! Covered: `=`, `<>`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN (…)` and USING / equi-join keys
+//! - Integer `+`, `-`, `*` become `mysql_checked_{add,sub,mul}` (BIGINT, or BIGINT UNSIGNED when
+//!   an operand is), which fail with 1690 on overflow as MySQL does instead of wrapping.
+//! - String comparisons follow MySQL's default collation (`utf8mb4_0900_ai_ci`).
+//!
+//! Collation covered: `=`, `<>`, `<`, `<=`, `>`, `>=`, `BETWEEN`, `IN (…)` and USING / equi-join keys
 //! between two character strings compare their `lower()` forms (case-insensitive for every
 //! character Unicode lower-cases, which includes ASCII). `LIKE` is made `ILIKE` by the syntax
 //! rewrite. Binary strings (BLOB) are untouched: they compare bytewise, as in MySQL.
@@ -15,7 +18,7 @@ use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result as DfResult};
 use datafusion::functions::string::expr_fn::lower;
-use datafusion::logical_expr::expr::InList;
+use datafusion::logical_expr::expr::{InList, ScalarFunction};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable, LogicalPlan, Operator};
 
@@ -30,8 +33,26 @@ fn fold(e: Expr) -> Expr {
     lower(e)
 }
 
+fn is_integer(e: &Expr, schema: &DFSchema) -> bool {
+    e.get_type(schema).is_ok_and(|t| t.is_integer())
+}
+
 fn rewrite_expr(e: Expr, schema: &DFSchema) -> DfResult<Transformed<Expr>> {
     match e {
+        Expr::BinaryExpr(BinaryExpr { left, op, right })
+            if matches!(op, Operator::Plus | Operator::Minus | Operator::Multiply)
+                && is_integer(&left, schema)
+                && is_integer(&right, schema) =>
+        {
+            let name = match op {
+                Operator::Plus => "mysql_checked_add",
+                Operator::Minus => "mysql_checked_sub",
+                _ => "mysql_checked_mul",
+            };
+            Ok(Transformed::yes(Expr::ScalarFunction(
+                ScalarFunction::new_udf(super::functions::checked(name), vec![*left, *right]),
+            )))
+        }
         Expr::BinaryExpr(BinaryExpr { left, op, right })
             if matches!(
                 op,
@@ -89,7 +110,7 @@ fn input_schema(node: &LogicalPlan) -> DfResult<DFSchema> {
     Ok(schema)
 }
 
-/// Applies the collation rewrite to every expression of `plan`, subqueries included.
+/// Applies the typed rewrites to every expression of `plan`, subqueries included.
 pub fn apply(plan: LogicalPlan) -> DfResult<LogicalPlan> {
     Ok(plan
         .transform_up_with_subqueries(|node| {
@@ -122,11 +143,17 @@ pub fn apply(plan: LogicalPlan) -> DfResult<LogicalPlan> {
             // Parents refer to this node's outputs by name: keep the names of rewritten
             // projections and aggregates.
             let names = NamePreserver::new(&node);
-            node.map_expressions(|e| {
+            let t = node.map_expressions(|e| {
                 let saved = names.save(&e);
                 Ok(e.transform_up(|e| rewrite_expr(e, &schema))?
                     .update_data(|e| saved.restore(e)))
-            })
+            })?;
+            // Checked arithmetic may widen a result type (INT + INT is BIGINT in MySQL).
+            if t.transformed {
+                t.map_data(LogicalPlan::recompute_schema)
+            } else {
+                Ok(t)
+            }
         })?
         .data)
 }
