@@ -193,7 +193,11 @@ impl AnalyticsEngine {
         q: &Query,
         params: &[Datum],
     ) -> SqlResult<LogicalPlan> {
-        let mut stmt = Statement::Query(Box::new(q.clone()));
+        let mut query = q.clone();
+        if let Some(names) = mysql_dialect::output_names(q) {
+            mysql_dialect::rewrite::dedupe_output_names(&mut query, &names);
+        }
+        let mut stmt = Statement::Query(Box::new(query));
         views::expand(&mut stmt, &source.catalog, current_db)?;
         mysql_dialect::rewrite::rewrite(&mut stmt)?;
         let plan = state

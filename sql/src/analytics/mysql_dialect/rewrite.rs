@@ -27,10 +27,33 @@ use datafusion::sql::sqlparser::ast::{
     BinaryOperator, CaseWhen, CastKind, DataType, DateTimeField, Expr, ExtractSyntax, Function,
     FunctionArg, FunctionArgExpr, FunctionArgumentList, FunctionArguments, Ident, Interval,
     ObjectName, ObjectNamePart, Query, Select, SelectItem, SelectItemQualifiedWildcardKind,
-    TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
+    SetExpr, TableFactor, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut,
 };
 use datafusion::sql::sqlparser::tokenizer::Span;
 use std::ops::ControlFlow;
+
+/// Gives repeated result column names of the top-level SELECT unique internal aliases
+/// (MySQL allows `SELECT a, a`; DataFusion requires unique names). `names` are the MySQL names
+/// ([`super::output_names`]) that the result keeps.
+pub fn dedupe_output_names(q: &mut Query, names: &[String]) {
+    let SetExpr::Select(select) = q.body.as_mut() else {
+        return;
+    };
+    let mut seen = std::collections::HashSet::new();
+    for (i, (item, name)) in select.projection.iter_mut().zip(names).enumerate() {
+        if seen.insert(name.to_lowercase()) {
+            continue;
+        }
+        let alias = ident(&format!("{name}#{i}"));
+        let taken = std::mem::replace(item, SelectItem::Wildcard(Default::default()));
+        *item = match taken {
+            SelectItem::UnnamedExpr(expr) | SelectItem::ExprWithAlias { expr, .. } => {
+                SelectItem::ExprWithAlias { expr, alias }
+            }
+            other => other,
+        };
+    }
+}
 
 /// Rewrites `node` in place.
 pub fn rewrite<T: VisitMut>(node: &mut T) -> Result<(), SqlError> {
@@ -408,6 +431,17 @@ impl VisitorMut for MySqlRewriter {
     type Break = Box<SqlError>;
 
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<Self::Break> {
+        // Locking reads need the engine's locks; the analytical executor only reads snapshots.
+        if !q.locks.is_empty() {
+            return unsupported("SELECT … FOR UPDATE / FOR SHARE in the analytical executor");
+        }
+        if q.for_clause.is_some()
+            || q.settings.is_some()
+            || q.format_clause.is_some()
+            || !q.pipe_operators.is_empty()
+        {
+            return unsupported(format!("this form of query: {q}"));
+        }
         if let Some(with) = &mut q.with {
             for cte in &mut with.cte_tables {
                 quote(&mut cte.alias.name);
@@ -420,6 +454,12 @@ impl VisitorMut for MySqlRewriter {
     }
 
     fn pre_visit_select(&mut self, s: &mut Select) -> ControlFlow<Self::Break> {
+        if s.into.is_some() {
+            return unsupported("SELECT … INTO");
+        }
+        if s.select_modifiers.is_some() {
+            return unsupported(format!("SELECT modifiers in {s}"));
+        }
         for item in &mut s.projection {
             match item {
                 SelectItem::ExprWithAlias { alias, .. } => lower(alias),

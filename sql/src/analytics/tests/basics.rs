@@ -350,3 +350,31 @@ async fn explain_shows_the_pushed_key_range_filter() {
         1235
     );
 }
+
+#[tokio::test]
+async fn repeated_result_names_and_bound_parameters() {
+    let f = people().await;
+    let res = f
+        .query("SELECT id, ID, id + 1 AS id FROM people WHERE id = 2")
+        .await
+        .unwrap();
+    let StatementResult::Rows { columns, .. } = &res else {
+        panic!()
+    };
+    let names: Vec<&str> = columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["id", "ID", "id"]);
+    assert_eq!(super::display_rows(&res), vec![vec!["2", "2", "3"]]);
+
+    let res = f
+        .query_params(
+            "SELECT Name FROM people WHERE id BETWEEN ? AND ? AND Name LIKE ? ORDER BY id",
+            &[
+                crate::Datum::Int(1),
+                crate::Datum::Int(4),
+                crate::Datum::Bytes(b"%N%".to_vec()),
+            ],
+        )
+        .await
+        .unwrap();
+    assert_eq!(super::display_rows(&res), vec![vec!["Ann"], vec!["dan"]]);
+}

@@ -86,6 +86,26 @@ impl Fixture {
             .await
     }
 
+    pub async fn query_params(
+        &self,
+        sql: &str,
+        params: &[crate::Datum],
+    ) -> SqlResult<StatementResult> {
+        let stmt = plan::parse(sql)?.remove(0);
+        let cat = self.catalog();
+        let reader: Arc<dyn RowReader> = Arc::new(self.storage.snapshot());
+        self.analytics
+            .execute(
+                cat.snapshot(),
+                cat.data().clone(),
+                reader,
+                Some("t"),
+                &stmt,
+                params,
+            )
+            .await
+    }
+
     pub async fn query(&self, sql: &str) -> SqlResult<StatementResult> {
         self.query_db(Some("t"), sql).await
     }
