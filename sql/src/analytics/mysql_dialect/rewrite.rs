@@ -18,7 +18,8 @@
 //! - `IF` → CASE, `IFNULL` → COALESCE, `CONCAT` → `mysql_concat` (NULL if any argument is NULL),
 //!   `SUBSTRING/SUBSTR/MID`, `LEFT`, `RIGHT` → MySQL-semantics UDFs, `LENGTH` → `octet_length`,
 //!   `LOG(x)` → `ln(x)`, `STD/STDDEV` → `stddev_pop`, `VARIANCE` → `var_pop`,
-//!   `YEAR/MONTH/DAY/…(d)` → `EXTRACT`.
+//!   `YEAR/MONTH/DAY/…(d)` → `EXTRACT`, `UCASE/LCASE` → `upper/lower`.
+//! - Case-insensitive collation for `REGEXP/RLIKE` (→ `~*`), `INSTR` and `POSITION … IN`.
 //! - `"text"` is a string literal (no ANSI_QUOTES); `?` placeholders become `$1, $2, …`.
 
 use crate::error::SqlError;
@@ -382,6 +383,22 @@ impl MySqlRewriter {
                 rename(f, "octet_length");
                 None
             }
+            "ucase" => {
+                rename(f, "upper");
+                None
+            }
+            "lcase" => {
+                rename(f, "lower");
+                None
+            }
+            // Substring search follows the case-insensitive collation.
+            "instr" => match args().map(<[Expr; 2]>::try_from) {
+                Some(Ok([a, b])) => Some(call(
+                    "instr",
+                    vec![call("lower", vec![a]), call("lower", vec![b])],
+                )),
+                _ => return wrong_args("instr"),
+            },
             "std" | "stddev" => {
                 rename(f, "stddev_pop");
                 None
@@ -598,6 +615,34 @@ impl VisitorMut for MySqlRewriter {
                 Some(call("mysql_substring", args))
             }
             Expr::Function(f) => self.rewrite_function(f)?,
+            // REGEXP / RLIKE match case-insensitively under the default collation.
+            Expr::RLike {
+                negated,
+                expr,
+                pattern,
+                ..
+            } => Some(Expr::BinaryOp {
+                left: Box::new(std::mem::replace(expr.as_mut(), unreachable_expr())),
+                op: if *negated {
+                    BinaryOperator::PGRegexNotIMatch
+                } else {
+                    BinaryOperator::PGRegexIMatch
+                },
+                right: Box::new(std::mem::replace(pattern.as_mut(), unreachable_expr())),
+            }),
+            Expr::Position { expr, r#in } => Some(call(
+                "strpos",
+                vec![
+                    call(
+                        "lower",
+                        vec![std::mem::replace(r#in.as_mut(), unreachable_expr())],
+                    ),
+                    call(
+                        "lower",
+                        vec![std::mem::replace(expr.as_mut(), unreachable_expr())],
+                    ),
+                ],
+            )),
             _ => None,
         };
         if let Some(r) = replacement {

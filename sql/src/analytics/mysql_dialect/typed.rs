@@ -10,9 +10,12 @@
 //! character Unicode lower-cases, which includes ASCII). `LIKE` is made `ILIKE` by the syntax
 //! rewrite. Binary strings (BLOB) are untouched: they compare bytewise, as in MySQL.
 //!
-//! Not covered (DataFusion compares bytes): accent-insensitivity (`'é' = 'e'`), ORDER BY,
-//! GROUP BY, DISTINCT, MIN/MAX and `CASE x WHEN 'a'` on strings, which MySQL orders and groups
-//! case-insensitively.
+//! `ORDER BY` a string sorts by its `lower()` form (equal-under-collation values come in no
+//! particular order, as in MySQL).
+//!
+//! Not covered (DataFusion compares bytes): accent-insensitivity (`'é' = 'e'`), GROUP BY,
+//! DISTINCT, UNION, MIN/MAX, window PARTITION/ORDER BY, `IN (SELECT …)` and `CASE x WHEN 'a'` on
+//! strings, which MySQL groups, orders and matches case-insensitively.
 
 use datafusion::arrow::datatypes::DataType;
 use datafusion::common::tree_node::{Transformed, TreeNode};
@@ -137,6 +140,16 @@ pub fn apply(plan: LogicalPlan) -> DfResult<LogicalPlan> {
                     };
                     // The join filter is rewritten below with the other expressions.
                     t.data
+                }
+                // ORDER BY a string sorts case-insensitively (the collation); the sorted values
+                // themselves are unchanged.
+                LogicalPlan::Sort(mut sort) => {
+                    for k in &mut sort.expr {
+                        if is_string(&k.expr, &schema) {
+                            k.expr = fold(k.expr.clone());
+                        }
+                    }
+                    LogicalPlan::Sort(sort)
                 }
                 other => other,
             };

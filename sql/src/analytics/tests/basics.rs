@@ -195,6 +195,11 @@ async fn mysql_dialect_functions_and_operators() {
         ("SELECT 'abc' < 'ABD'", "1"),
         ("SELECT 'ABC' LIKE 'a%'", "1"),
         ("SELECT \"dq\"", "dq"),
+        ("SELECT 'ABC' REGEXP '^a.c$'", "1"),
+        ("SELECT 'ABC' NOT REGEXP 'b'", "0"),
+        ("SELECT INSTR('ABC', 'b')", "2"),
+        ("SELECT POSITION('c' IN 'ABC')", "3"),
+        ("SELECT UCASE('a')", "A"),
         ("SELECT LENGTH('añ')", "3"),
         ("SELECT count(*) FROM people WHERE Name = 'ANN'", "1"),
         (
