@@ -13,17 +13,24 @@
 //! `ORDER BY` a string sorts by its `lower()` form (equal-under-collation values come in no
 //! particular order, as in MySQL).
 //!
-//! Not covered (DataFusion compares bytes): accent-insensitivity (`'é' = 'e'`), GROUP BY,
-//! DISTINCT, UNION, MIN/MAX, window PARTITION/ORDER BY, `IN (SELECT …)` and `CASE x WHEN 'a'` on
+//! `GROUP BY` and `SELECT DISTINCT` on strings group by the `lower()` form and show one member
+//! of each group (the smallest bytewise; MySQL shows the first it met).
+//!
+//! Not covered (DataFusion compares bytes): accent-insensitivity (`'é' = 'e'`), COUNT(DISTINCT),
+//! UNION's duplicate removal, MIN/MAX, window PARTITION/ORDER BY, `IN (SELECT …)` and `CASE x WHEN 'a'` on
 //! strings, which MySQL groups, orders and matches case-insensitively.
 
 use datafusion::arrow::datatypes::DataType;
+use datafusion::common::Column;
 use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{DFSchema, Result as DfResult};
 use datafusion::functions::string::expr_fn::lower;
+use datafusion::functions_aggregate::expr_fn::min;
 use datafusion::logical_expr::expr::{InList, ScalarFunction};
 use datafusion::logical_expr::expr_rewriter::NamePreserver;
+use datafusion::logical_expr::{Aggregate, Distinct, Projection};
 use datafusion::logical_expr::{Between, BinaryExpr, Expr, ExprSchemable, LogicalPlan, Operator};
+use std::sync::Arc;
 
 fn is_string(e: &Expr, schema: &DFSchema) -> bool {
     matches!(
@@ -162,11 +169,88 @@ pub fn apply(plan: LogicalPlan) -> DfResult<LogicalPlan> {
                     .update_data(|e| saved.restore(e)))
             })?;
             // Checked arithmetic may widen a result type (INT + INT is BIGINT in MySQL).
-            if t.transformed {
-                t.map_data(LogicalPlan::recompute_schema)
+            let t = if t.transformed {
+                t.map_data(LogicalPlan::recompute_schema)?
             } else {
-                Ok(t)
-            }
+                t
+            };
+            t.transform_data(group_case_insensitively)
         })?
         .data)
+}
+
+/// GROUP BY and DISTINCT on strings group case-insensitively: the group key becomes
+/// `lower(x)` and the shown value is one member of the group (`min(x)`), under the original
+/// output name, as MySQL shows one of the rows' values.
+fn group_case_insensitively(node: LogicalPlan) -> DfResult<Transformed<LogicalPlan>> {
+    let (input, group_expr, aggr_expr, out_schema) = match node {
+        LogicalPlan::Aggregate(a)
+            if a.group_expr
+                .iter()
+                .any(|g| !matches!(g, Expr::GroupingSet(_)) && is_string(g, a.input.schema()))
+                && !a
+                    .group_expr
+                    .iter()
+                    .any(|g| matches!(g, Expr::GroupingSet(_))) =>
+        {
+            (a.input, a.group_expr, a.aggr_expr, a.schema)
+        }
+        LogicalPlan::Distinct(Distinct::All(input))
+            if input.schema().fields().iter().any(|f| {
+                matches!(
+                    f.data_type(),
+                    DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+                )
+            }) =>
+        {
+            let group: Vec<Expr> = input
+                .schema()
+                .columns()
+                .into_iter()
+                .map(Expr::Column)
+                .collect();
+            let schema = input.schema().clone();
+            (input, group, Vec::new(), schema)
+        }
+        other => return Ok(Transformed::no(other)),
+    };
+    let in_schema = input.schema().clone();
+    let mut keys = Vec::with_capacity(group_expr.len());
+    let mut shown = Vec::new();
+    let mut string_keys = Vec::new();
+    for (i, g) in group_expr.iter().enumerate() {
+        if is_string(g, &in_schema) {
+            keys.push(fold(g.clone()).alias(format!("__ci_key_{i}")));
+            shown.push(min(g.clone()).alias(format!("__ci_value_{i}")));
+            string_keys.push(i);
+        } else {
+            keys.push(g.clone());
+        }
+    }
+    let n_keys = keys.len();
+    let n_shown = shown.len();
+    let mut aggs = shown;
+    aggs.extend(aggr_expr.iter().cloned());
+    let agg = LogicalPlan::Aggregate(Aggregate::try_new(input, keys, aggs)?);
+    let agg_schema = agg.schema().clone();
+    let column = |i: usize| -> DfResult<Expr> {
+        let (q, f) = agg_schema.qualified_field(i);
+        Ok(Expr::Column(Column::new(q.cloned(), f.name())))
+    };
+    let mut exprs = Vec::with_capacity(out_schema.fields().len());
+    for i in 0..group_expr.len() {
+        let src = match string_keys.iter().position(|&k| k == i) {
+            Some(j) => column(n_keys + j)?,
+            None => column(i)?,
+        };
+        let (q, f) = out_schema.qualified_field(i);
+        exprs.push(src.alias_qualified(q.cloned(), f.name()));
+    }
+    for j in 0..aggr_expr.len() {
+        let (q, f) = out_schema.qualified_field(group_expr.len() + j);
+        exprs.push(column(n_keys + n_shown + j)?.alias_qualified(q.cloned(), f.name()));
+    }
+    Ok(Transformed::yes(LogicalPlan::Projection(
+        Projection::try_new(exprs, Arc::new(agg))?,
+    )))
 }

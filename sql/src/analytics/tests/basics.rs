@@ -284,6 +284,33 @@ async fn joins_subqueries_and_null_ordering() {
         .await
         .unwrap();
     assert_eq!(super::display_rows(&res), vec![vec!["cat"]]);
+
+    // GROUP BY / DISTINCT group strings case-insensitively and show one member.
+    f.exec("INSERT INTO pets VALUES (5, 4, 'CAT'), (6, NULL, NULL)")
+        .await;
+    let res = f
+        .query("SELECT kind, count(*) AS n, sum(pid) FROM pets GROUP BY kind HAVING n > 0 ORDER BY kind")
+        .await
+        .unwrap();
+    assert_eq!(
+        super::display_rows(&res),
+        vec![
+            vec!["NULL", "1", "6"],
+            vec!["CAT", "3", "9"],
+            vec!["Dog", "1", "2"],
+            vec!["eel", "1", "4"]
+        ]
+    );
+    let res = f
+        .query("SELECT DISTINCT kind FROM pets WHERE kind LIKE 'c%'")
+        .await
+        .unwrap();
+    assert_eq!(super::display_rows(&res), vec![vec!["CAT"]]);
+    let res = f
+        .query("SELECT k.kind, count(*) FROM (SELECT DISTINCT kind, owner FROM pets) k GROUP BY k.kind ORDER BY 2 DESC, 1 LIMIT 1")
+        .await
+        .unwrap();
+    assert_eq!(super::display_rows(&res), vec![vec!["CAT", "3"]]);
 }
 
 #[tokio::test]
