@@ -173,14 +173,26 @@ impl AnalyticsEngine {
         let res = self
             .execute(catalog, data, reader, current_db, stmt, params)
             .await;
-        match Arc::try_unwrap(shared) {
-            Ok(txn) => (Some(txn), res),
-            Err(_) => (
-                None,
-                Err(SqlError::Internal(
-                    "analytical query kept its transaction alive".into(),
-                )),
-            ),
+        // DataFusion drops the tasks it spawned (and their scans) asynchronously, shortly after
+        // the result is complete: wait for the last reference for a bounded time.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut shared = shared;
+        loop {
+            match Arc::try_unwrap(shared) {
+                Ok(txn) => return (Some(txn), res),
+                Err(still) if std::time::Instant::now() < deadline => {
+                    shared = still;
+                    tokio::task::yield_now().await;
+                }
+                Err(_) => {
+                    return (
+                        None,
+                        Err(SqlError::Internal(
+                            "analytical query kept its transaction alive".into(),
+                        )),
+                    );
+                }
+            }
         }
     }
 

@@ -115,7 +115,7 @@ async fn leading_pk_filters_narrow_the_scan_and_keep_answers() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_query_in_a_transaction_sees_its_own_writes() {
     let f = people().await;
     let mut txn = f.storage.begin();
@@ -126,7 +126,18 @@ async fn a_query_in_a_transaction_sees_its_own_writes() {
     assert_eq!(super::display_rows(&res.unwrap()), vec![vec!["6", "9"]]);
     let outside = f.query("SELECT count(*) FROM people").await.unwrap();
     assert_eq!(super::display_rows(&outside), vec![vec!["5"]]);
-    txn.unwrap().rollback();
+    // Early-terminated and repartitioned plans hand the transaction back too.
+    let mut txn = txn.unwrap();
+    for sql in [
+        "SELECT id FROM people LIMIT 1",
+        "SELECT Name, count(*) FROM people GROUP BY Name ORDER BY 2 LIMIT 2",
+        "SELECT a.id FROM people a JOIN people b ON a.id = b.id + 1 WHERE a.id > 1 LIMIT 3",
+    ] {
+        let (back, res) = f.query_in(txn, sql).await;
+        res.unwrap();
+        txn = back.expect("transaction handed back");
+    }
+    txn.rollback();
 }
 
 async fn one(f: &Fixture, sql: &str) -> Vec<String> {
