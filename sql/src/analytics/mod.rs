@@ -1,7 +1,8 @@
 //! Analytical SQL through DataFusion: the executor for the SELECT shapes the fast path does not
 //! run (joins, subqueries, CTEs, set operations, window functions, large GROUP BY).
 //!
-//! Entry point: [`AnalyticsEngine::execute`] takes a parsed statement (MySQL dialect), the
+//! Entry points: [`AnalyticsEngine::execute_for_session`] (catalog + the session's optional
+//! open transaction) for the SQL engine; underneath it [`AnalyticsEngine::execute`] takes a parsed statement (MySQL dialect), the
 //! catalog snapshot, the data keyspace and a [`RowReader`] — a storage `Snapshot`, or the
 //! session's `Transaction` so a query inside a transaction sees its snapshot plus its own writes
 //! ([`AnalyticsEngine::execute_in_transaction`] lends the transaction for the duration of the
@@ -25,7 +26,7 @@ pub mod scan;
 mod tests;
 pub mod views;
 
-use crate::catalog::CatalogSnapshot;
+use crate::catalog::{Catalog, CatalogSnapshot};
 use crate::error::{SqlError, SqlResult};
 use crate::result::{OutputColumn, StatementResult};
 use crate::types::Datum;
@@ -192,6 +193,36 @@ impl AnalyticsEngine {
                         )),
                     );
                 }
+            }
+        }
+    }
+
+    /// The call for the SQL engine: runs `stmt` inside the session's open transaction when
+    /// there is one (lent for the query and put back into `txn`; left `None` only if it could
+    /// not be reclaimed, i.e. after an internal error, when it has been rolled back), else over
+    /// a fresh storage snapshot.
+    pub async fn execute_for_session(
+        &self,
+        catalog: &Catalog,
+        txn: &mut Option<Transaction>,
+        current_db: Option<&str>,
+        stmt: &Statement,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        let snap = catalog.snapshot();
+        let data = catalog.data().clone();
+        match txn.take() {
+            Some(t) => {
+                let (back, res) = self
+                    .execute_in_transaction(snap, data, t, current_db, stmt, params)
+                    .await;
+                *txn = back;
+                res
+            }
+            None => {
+                let reader: Arc<dyn RowReader> = Arc::new(catalog.engine_snapshot());
+                self.execute(snap, data, reader, current_db, stmt, params)
+                    .await
             }
         }
     }

@@ -126,6 +126,28 @@ async fn a_query_in_a_transaction_sees_its_own_writes() {
     assert_eq!(super::display_rows(&res.unwrap()), vec![vec!["6", "9"]]);
     let outside = f.query("SELECT count(*) FROM people").await.unwrap();
     assert_eq!(super::display_rows(&outside), vec![vec!["5"]]);
+    // The engine-facing call: with an open transaction, and without one.
+    let cat = crate::catalog::Catalog::open(&f.storage).unwrap();
+    let stmt = crate::plan::parse("SELECT count(*) FROM people")
+        .unwrap()
+        .remove(0);
+    let mut slot = txn;
+    let res = f
+        .analytics
+        .execute_for_session(&cat, &mut slot, Some("t"), &stmt, &[])
+        .await
+        .unwrap();
+    assert_eq!(super::display_rows(&res), vec![vec!["6"]]);
+    assert!(slot.is_some());
+    let mut none = None;
+    let res = f
+        .analytics
+        .execute_for_session(&cat, &mut none, Some("t"), &stmt, &[])
+        .await
+        .unwrap();
+    assert_eq!(super::display_rows(&res), vec![vec!["5"]]);
+    let txn = slot;
+
     // Early-terminated and repartitioned plans hand the transaction back too.
     let mut txn = txn.unwrap();
     for sql in [
