@@ -342,3 +342,19 @@ pub async fn drop_views(
     catalog.install(next);
     Ok(StatementResult::affected(0))
 }
+
+/// For DROP DATABASE: adds deletions of every view of `db` to `batch` and removes them from
+/// `next` (the snapshot the DDL will install).
+pub fn forget_database(
+    catalog: &Catalog,
+    batch: &mut orcinus_storage::WriteBatch,
+    next: &mut CatalogSnapshot,
+    db: &str,
+) -> SqlResult<()> {
+    if let Some(views) = next.views.remove(db) {
+        for name in views.keys() {
+            catalog.delete_view(batch, db, name)?;
+        }
+    }
+    Ok(())
+}

@@ -94,3 +94,19 @@ async fn bad_view_definitions_are_refused() {
         .unwrap();
     assert_eq!(display_rows(&res), vec![vec!["42"]]);
 }
+
+#[tokio::test]
+async fn dropping_a_database_forgets_its_views() {
+    let f = shop().await;
+    f.view_ddl("CREATE VIEW v AS SELECT id FROM items")
+        .await
+        .unwrap();
+    let cat = crate::catalog::Catalog::open(&f.storage).unwrap();
+    let mut next = cat.snapshot().as_ref().clone();
+    let mut batch = cat.batch();
+    crate::analytics::views::forget_database(&cat, &mut batch, &mut next, "t").unwrap();
+    assert!(next.view("t", "v").is_none());
+    cat.commit(batch).await.unwrap();
+    let reopened = crate::catalog::Catalog::open(&f.storage).unwrap();
+    assert!(reopened.snapshot().view("t", "v").is_none());
+}
