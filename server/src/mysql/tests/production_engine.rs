@@ -51,7 +51,11 @@ async fn production_engine_over_the_wire() {
         .unwrap_err();
     assert_eq!(server_code(e).0, 1046);
     let e = conn.query_drop("SHOW TABLES").await.unwrap_err();
-    assert_eq!(server_code(e).0, 1046, "SHOW TABLES with no database selected");
+    assert_eq!(
+        server_code(e).0,
+        1046,
+        "SHOW TABLES with no database selected"
+    );
     let e = conn.query_drop("SHOW PROCESSLIST").await.unwrap_err();
     assert_eq!(server_code(e).0, 1235);
     let e = conn
