@@ -106,6 +106,8 @@ impl FrontendSession {
         for (key, value) in validated {
             self.variables.apply(&key, value)?;
         }
+        self.state
+            .set_execution_mode(self.variables.execution_mode());
         Ok(done())
     }
 
@@ -126,6 +128,8 @@ impl FrontendSession {
         for (key, value) in validated {
             self.variables.apply(&key, value)?;
         }
+        self.state
+            .set_execution_mode(self.variables.execution_mode());
         Ok(done())
     }
 
