@@ -375,6 +375,24 @@ mod tests {
     }
 
     #[test]
+    fn execution_mode_is_auto_or_datafusion() {
+        let mut v = vars();
+        assert_eq!(v.execution_mode(), crate::plan::ExecutionMode::Auto);
+        let (k, val) = v
+            .validate("ORCINUS_EXECUTION_MODE", Some("DataFusion"))
+            .unwrap();
+        v.apply(&k, val).unwrap();
+        assert_eq!(v.execution_mode(), crate::plan::ExecutionMode::DataFusion);
+        assert!(matches!(
+            v.validate("orcinus_execution_mode", Some("fast")),
+            Err(SqlError::WrongValueForVariable { .. })
+        ));
+        assert!(v.iter().any(|(n, _)| n == "orcinus_execution_mode"));
+        v.reset();
+        assert_eq!(v.execution_mode(), crate::plan::ExecutionMode::Auto);
+    }
+
+    #[test]
     fn reset_restores_defaults() {
         let mut v = vars();
         let (k, val) = v.validate("character_set_results", Some("NULL")).unwrap();
