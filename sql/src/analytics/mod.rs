@@ -281,10 +281,11 @@ impl AnalyticsEngine {
             .await
             .map_err(|e| self.df_err(e))?;
         let mut res = results::to_statement_result(&fields, &batches)?;
-        if let (StatementResult::Rows { columns, .. }, Some(names)) =
-            (&mut res, mysql_dialect::output_names(q))
-        {
-            rename_columns(columns, names);
+        if let StatementResult::Rows { columns, .. } = &mut res {
+            qualify_columns(columns, &plan);
+            if let Some(names) = mysql_dialect::output_names(q) {
+                rename_columns(columns, names);
+            }
         }
         Ok(res)
     }
@@ -346,10 +347,24 @@ impl AnalyticsEngine {
             .iter()
             .map(|f| results::output_column(f))
             .collect::<SqlResult<Vec<_>>>()?;
+        qualify_columns(&mut columns, &plan);
         if let Some(names) = mysql_dialect::output_names(q) {
             rename_columns(&mut columns, names);
         }
         Ok(columns)
+    }
+}
+
+/// MySQL reports a column's table under the name the query gave it (`FROM t AS x` → `x`):
+/// a plain column reference keeps its qualifier in the plan's output schema. Columns that went
+/// through an expression or an output alias have no qualifier and keep their base table.
+fn qualify_columns(columns: &mut [OutputColumn], plan: &LogicalPlan) {
+    for (column, (qualifier, _)) in columns.iter_mut().zip(plan.schema().iter()) {
+        if let Some(q) = qualifier
+            && !column.table.is_empty()
+        {
+            column.table = q.table().to_string();
+        }
     }
 }
 
