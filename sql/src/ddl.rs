@@ -563,7 +563,8 @@ pub async fn create_table(
         .dbs
         .get(&db)
         .ok_or_else(|| SqlError::UnknownDatabase(db.clone()))?;
-    if tables.contains_key(&name) {
+    // Tables and views share one namespace.
+    if tables.contains_key(&name) || snap.view(&db, &name).is_some() {
         if if_not_exists {
             return Ok(StatementResult::affected(0));
         }
@@ -795,12 +796,13 @@ pub async fn drop_database(
         catalog.delete_table_data(&mut batch, &t.def)?;
     }
     catalog.delete_database(&mut batch, name)?;
+    let mut next = (*snap).clone();
+    crate::analytics::views::forget_database(catalog, &mut batch, &mut next, name)?;
     catalog.commit(batch).await?;
     for t in tables.values() {
         catalog.forget_counter(t.def.id);
     }
     let count = tables.len() as u64;
-    let mut next = (*snap).clone();
     next.dbs.remove(name);
     catalog.install(next);
     Ok(StatementResult::affected(count))

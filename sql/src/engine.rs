@@ -4,6 +4,12 @@
 //! The protocols do not call this directly: `session::SqlFrontend` puts session variables in
 //! front of it and implements the `session` boundary traits.
 //!
+//! SELECTs the fast path does not run ([`Plan::Analytic`]: joins, subqueries, CTEs, set
+//! operations, window functions, views, and every table-reading SELECT when the session's
+//! [`ExecutionMode`] is DataFusion) run in the executor's [`AnalyticsEngine`] under the same
+//! transaction rules: inside the open transaction (its snapshot plus its own writes), else over a
+//! fresh snapshot; with autocommit off the query opens the transaction first, like any other.
+//!
 //! Transaction rules (MySQL's):
 //! - autocommit on and no open transaction: each statement runs in its own storage transaction,
 //!   committed durably before the result is returned;
@@ -15,12 +21,13 @@
 //!   `stmt_ctx.rs`) and leaves the transaction open.
 
 use crate::access;
+use crate::analytics::{AnalyticsConfig, AnalyticsEngine, RowReader, views};
 use crate::catalog::Catalog;
 use crate::ddl;
 use crate::dml;
 use crate::error::{SqlError, SqlResult};
 use crate::information_schema;
-use crate::plan::{self, Plan};
+use crate::plan::{self, ExecutionMode, Plan};
 use crate::result::{OutputColumn, StatementResult};
 use crate::select;
 use crate::stmt_ctx::StmtCtx;
@@ -37,6 +44,7 @@ pub struct SessionState {
     txn: Option<Transaction>,
     last_insert_id: u64,
     warnings: u16,
+    mode: ExecutionMode,
 }
 
 impl Default for SessionState {
@@ -56,7 +64,19 @@ impl SessionState {
             txn: None,
             last_insert_id: 0,
             warnings: 0,
+            mode: ExecutionMode::Auto,
         }
+    }
+
+    /// Which executor runs table-reading SELECTs (`@@orcinus_execution_mode`).
+    pub fn set_execution_mode(&mut self, mode: ExecutionMode) {
+        self.mode = mode;
+    }
+
+    /// The current [`ExecutionMode`].
+    #[must_use]
+    pub fn execution_mode(&self) -> ExecutionMode {
+        self.mode
     }
 
     /// The current database.
@@ -122,6 +142,7 @@ pub struct PreparedPlan {
     cached: Mutex<(u64, Arc<Plan>)>,
     param_count: usize,
     columns: Vec<OutputColumn>,
+    mode: ExecutionMode,
 }
 
 impl PreparedPlan {
@@ -142,13 +163,25 @@ impl PreparedPlan {
 pub struct SqlExecutor {
     engine: Engine,
     catalog: Catalog,
+    analytics: AnalyticsEngine,
 }
 
 impl SqlExecutor {
-    /// Opens the SQL layer over `engine`, loading the catalog.
+    /// Opens the SQL layer over `engine`, loading the catalog, with the analytical executor's
+    /// default settings ([`AnalyticsConfig::default`]: 512 MiB per query, 2 partitions; the
+    /// server configuration has no analytics section yet).
     pub fn open(engine: Engine) -> Result<Arc<Self>, SqlError> {
+        Self::open_with(engine, AnalyticsConfig::default())
+    }
+
+    /// Opens the SQL layer with `analytics` as the analytical executor's settings.
+    pub fn open_with(engine: Engine, analytics: AnalyticsConfig) -> Result<Arc<Self>, SqlError> {
         let catalog = Catalog::open(&engine)?;
-        Ok(Arc::new(Self { engine, catalog }))
+        Ok(Arc::new(Self {
+            engine,
+            catalog,
+            analytics: AnalyticsEngine::new(analytics),
+        }))
     }
 
     /// The catalog (metadata statements and COM_FIELD_LIST read its snapshot).
@@ -185,7 +218,7 @@ impl SqlExecutor {
         let mut out = Vec::with_capacity(stmts.len());
         for stmt in &stmts {
             let snap = self.catalog.snapshot();
-            let res = match plan::plan(stmt, &snap, session.db.as_deref()) {
+            let res = match plan::plan_in_mode(stmt, &snap, session.db.as_deref(), session.mode) {
                 Ok(p) => self.run(session, &p, &[]).await,
                 Err(e) => Err(e),
             };
@@ -198,8 +231,13 @@ impl SqlExecutor {
         out
     }
 
-    /// Prepares one statement: parameters and result columns are known from here on.
-    pub fn prepare(&self, session: &SessionState, sql: &str) -> Result<PreparedPlan, SqlError> {
+    /// Prepares one statement: parameters and result columns are known from here on (for an
+    /// analytical query, from DataFusion's plan of it over the current catalog).
+    pub async fn prepare(
+        &self,
+        session: &SessionState,
+        sql: &str,
+    ) -> Result<PreparedPlan, SqlError> {
         let mut stmts = plan::parse(sql)?;
         if stmts.len() != 1 {
             return Err(SqlError::Parse(
@@ -208,10 +246,15 @@ impl SqlExecutor {
         }
         let stmt = stmts.pop().ok_or(SqlError::EmptyQuery)?;
         let snap = self.catalog.snapshot();
-        let p = plan::plan(&stmt, &snap, session.db.as_deref())?;
+        let p = plan::plan_in_mode(&stmt, &snap, session.db.as_deref(), session.mode)?;
+        let columns = match &p {
+            Plan::Analytic(analytic) => self.describe(session, analytic).await?,
+            _ => p.columns(),
+        };
         Ok(PreparedPlan {
             param_count: p.param_count(),
-            columns: p.columns(),
+            mode: session.mode,
+            columns,
             db: session.db.clone(),
             stmt,
             cached: Mutex::new((snap.version, Arc::new(p))),
@@ -237,7 +280,12 @@ impl SqlExecutor {
         let p = match cached {
             Some(p) => p,
             None => {
-                let p = Arc::new(plan::plan(&stmt.stmt, &snap, stmt.db.as_deref())?);
+                let p = Arc::new(plan::plan_in_mode(
+                    &stmt.stmt,
+                    &snap,
+                    stmt.db.as_deref(),
+                    stmt.mode,
+                )?);
                 *stmt.cached.lock() = (snap.version, p.clone());
                 p
             }
@@ -273,7 +321,60 @@ impl SqlExecutor {
             Plan::Select(_) | Plan::Insert(_) | Plan::Modify(_) | Plan::Explain(_) => {
                 self.run_dml(session, p, params).await
             }
+            Plan::Analytic(stmt) => self.run_analytic(session, stmt, params).await,
         }
+    }
+
+    /// Runs a query in the analytical executor, inside the session's transaction (opened first
+    /// when autocommit is off) or over a fresh snapshot.
+    async fn run_analytic(
+        &self,
+        session: &mut SessionState,
+        stmt: &Statement,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        if session.txn.is_none() && !session.autocommit {
+            session.txn = Some(self.engine.begin());
+        }
+        let res = self
+            .analytics
+            .execute_for_session(
+                &self.catalog,
+                &mut session.txn,
+                session.db.as_deref(),
+                stmt,
+                params,
+            )
+            .await;
+        if let Err(e) = &res
+            && e.rolls_back_transaction()
+        {
+            session.reset();
+        }
+        res
+    }
+
+    /// Result columns of an analytical query (COM_STMT_PREPARE), planned over a fresh snapshot.
+    async fn describe(
+        &self,
+        session: &SessionState,
+        stmt: &Statement,
+    ) -> SqlResult<Vec<OutputColumn>> {
+        let query = match stmt {
+            Statement::Query(q) => q,
+            Statement::Explain { .. } => return Ok(vec![analytic_explain_column()]),
+            _ => return Err(SqlError::Internal("not an analytical statement".into())),
+        };
+        let reader: Arc<dyn RowReader> = Arc::new(self.catalog.engine_snapshot());
+        self.analytics
+            .describe(
+                self.catalog.snapshot(),
+                self.catalog.data().clone(),
+                reader,
+                session.db.as_deref(),
+                query,
+            )
+            .await
     }
 
     async fn run_dml(
@@ -340,6 +441,9 @@ impl SqlExecutor {
         let cat = &self.catalog;
         match stmt {
             Statement::CreateTable(ct) => ddl::create_table(cat, ct, db.as_deref()).await,
+            Statement::CreateView(cv) => {
+                views::create_view(&self.analytics, cat, cv, db.as_deref()).await
+            }
             Statement::CreateIndex(ci) => ddl::create_index(cat, ci, db.as_deref()).await,
             Statement::Truncate(t) => {
                 let datafusion::sql::sqlparser::ast::Truncate {
@@ -451,6 +555,9 @@ impl SqlExecutor {
                     ObjectType::Table if table.is_none() => {
                         ddl::drop_tables(cat, names, *if_exists, db.as_deref()).await
                     }
+                    ObjectType::View if table.is_none() => {
+                        views::drop_views(cat, names, *if_exists, db.as_deref()).await
+                    }
                     ObjectType::Database | ObjectType::Schema if table.is_none() => {
                         let [one] = names.as_slice() else {
                             return Err(SqlError::Parse(format!("{stmt}")));
@@ -487,6 +594,18 @@ impl SqlExecutor {
             }
             other => Err(SqlError::unsupported(format!("{other}"))),
         }
+    }
+}
+
+/// The column of the analytical executor's EXPLAIN (one text cell holding both plans).
+fn analytic_explain_column() -> OutputColumn {
+    OutputColumn {
+        name: "EXPLAIN".into(),
+        org_name: String::new(),
+        table: String::new(),
+        db: String::new(),
+        sql_type: crate::types::SqlType::Text,
+        nullable: false,
     }
 }
 

@@ -14,6 +14,7 @@
 pub mod access;
 pub mod accounts;
 pub mod aggregate;
+pub mod analytics;
 pub mod bind;
 pub mod catalog;
 pub mod codec;

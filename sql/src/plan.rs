@@ -10,9 +10,12 @@ use crate::error::{SqlError, SqlResult};
 use crate::result::OutputColumn;
 use crate::select::{self, SelectPlan};
 use crate::types::SqlType;
-use datafusion::sql::sqlparser::ast::{ObjectType, Query, Statement};
+use datafusion::sql::sqlparser::ast::{
+    Expr, ObjectType, Query, Statement, Value, visit_expressions,
+};
 use datafusion::sql::sqlparser::dialect::MySqlDialect;
 use datafusion::sql::sqlparser::parser::Parser;
+use std::ops::ControlFlow;
 
 /// Nesting depth the parser accepts before failing with a syntax error.
 pub const RECURSION_LIMIT: usize = 128;
@@ -73,6 +76,10 @@ pub enum Plan {
     Explain(Box<Plan>),
     /// DDL or USE, executed from the AST.
     Ddl(Box<Statement>),
+    /// A query (or `EXPLAIN` of one) for the analytical executor (DataFusion): a shape the fast
+    /// path does not run, a query naming a view, or any table-reading SELECT when the session
+    /// forces DataFusion. Planned again by DataFusion on every execution.
+    Analytic(Box<Statement>),
 }
 
 impl Plan {
@@ -84,6 +91,7 @@ impl Plan {
             Self::Insert(i) => i.param_count,
             Self::Modify(m) => m.param_count,
             Self::Explain(p) => p.param_count(),
+            Self::Analytic(stmt) => placeholder_count(stmt),
             Self::Begin | Self::Commit | Self::Rollback | Self::Ddl(_) => 0,
         }
     }
@@ -116,26 +124,51 @@ pub fn explain_columns() -> Vec<OutputColumn> {
 }
 
 /// The one place a SELECT the fast path cannot run ends up (joins, subqueries, functions it
-/// lacks …; `reason` names what it lacks). The DataFusion fallback plugs in here, planning
-/// `query` over the same catalog snapshot; until then the statement fails with 1235 naming the
-/// missing piece.
-pub fn unsupported_shape(
-    query: &Query,
-    snap: &CatalogSnapshot,
-    current_db: Option<&str>,
-    reason: String,
-) -> SqlResult<Plan> {
-    let _ = (query, snap, current_db);
-    Err(SqlError::NotSupported(reason))
+/// lacks …): it goes to the analytical executor, which plans it over the catalog snapshot of
+/// its execution and names what it cannot run itself (1235) when it cannot.
+#[must_use]
+pub fn unsupported_shape(query: &Query) -> Plan {
+    Plan::Analytic(Box::new(Statement::Query(Box::new(query.clone()))))
 }
 
-/// Classifies and binds a statement.
+/// Which executor runs table-reading SELECTs (the session variable `orcinus_execution_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecutionMode {
+    /// The fast path where it can, DataFusion for the rest.
+    #[default]
+    Auto,
+    /// DataFusion for every SELECT that reads a table, except locking reads (`FOR UPDATE`,
+    /// `FOR SHARE`), which need the fast path's row locks. Statements without a table
+    /// (`SELECT 1`) and DML stay on the fast path.
+    DataFusion,
+}
+
+/// Classifies and binds a statement in [`ExecutionMode::Auto`].
 pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) -> SqlResult<Plan> {
+    plan_in_mode(stmt, snap, current_db, ExecutionMode::Auto)
+}
+
+/// Classifies and binds a statement; `mode` picks the executor of table-reading SELECTs.
+pub fn plan_in_mode(
+    stmt: &Statement,
+    snap: &CatalogSnapshot,
+    current_db: Option<&str>,
+    mode: ExecutionMode,
+) -> SqlResult<Plan> {
     Ok(match stmt {
         Statement::Query(q) => match select::bind_query(q, snap, current_db) {
+            Ok(select)
+                if mode == ExecutionMode::DataFusion
+                    && select.table.is_some()
+                    && q.locks.is_empty() =>
+            {
+                unsupported_shape(q)
+            }
             Ok(select) => Plan::Select(select),
-            Err(SqlError::NotSupported(reason)) => {
-                return unsupported_shape(q, snap, current_db, reason);
+            Err(SqlError::NotSupported(_)) => unsupported_shape(q),
+            // The fast path knows no views: a query naming one is the analytical executor's.
+            Err(SqlError::NoSuchTable { db, table }) if snap.view(&db, &table).is_some() => {
+                unsupported_shape(q)
             }
             Err(e) => return Err(e),
         },
@@ -196,9 +229,10 @@ pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) 
             {
                 return Err(SqlError::unsupported(format!("{stmt}")));
             }
-            let inner = plan(statement, snap, current_db)?;
+            let inner = plan_in_mode(statement, snap, current_db, mode)?;
             match inner {
                 Plan::Select(_) | Plan::Modify(_) => Plan::Explain(Box::new(inner)),
+                Plan::Analytic(_) => Plan::Analytic(Box::new(stmt.clone())),
                 _ => return Err(SqlError::unsupported("EXPLAIN of this statement")),
             }
         }
@@ -207,10 +241,15 @@ pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) 
         | Statement::CreateDatabase { .. }
         | Statement::CreateSchema { .. }
         | Statement::Truncate(_)
+        | Statement::CreateView(_)
         | Statement::Use(_) => Plan::Ddl(Box::new(stmt.clone())),
         Statement::Drop {
             object_type:
-                ObjectType::Table | ObjectType::Database | ObjectType::Schema | ObjectType::Index,
+                ObjectType::Table
+                | ObjectType::Database
+                | ObjectType::Schema
+                | ObjectType::Index
+                | ObjectType::View,
             ..
         } => Plan::Ddl(Box::new(stmt.clone())),
         other => {
@@ -223,6 +262,20 @@ pub fn plan(stmt: &Statement, snap: &CatalogSnapshot, current_db: Option<&str>) 
             return Err(SqlError::unsupported(what));
         }
     })
+}
+
+/// Number of `?` placeholders in a statement (the analytical executor binds them in order).
+fn placeholder_count(stmt: &Statement) -> usize {
+    let mut n = 0usize;
+    let _ = visit_expressions(stmt, |e| {
+        if let Expr::Value(v) = e
+            && matches!(v.value, Value::Placeholder(_))
+        {
+            n += 1;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    n
 }
 
 #[cfg(test)]

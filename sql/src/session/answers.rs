@@ -113,6 +113,8 @@ impl FrontendSession {
         for (key, value) in validated {
             self.variables.apply(&key, value)?;
         }
+        self.state
+            .set_execution_mode(self.variables.execution_mode());
         Ok(done())
     }
 
@@ -133,6 +135,8 @@ impl FrontendSession {
         for (key, value) in validated {
             self.variables.apply(&key, value)?;
         }
+        self.state
+            .set_execution_mode(self.variables.execution_mode());
         Ok(done())
     }
 

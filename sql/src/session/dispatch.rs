@@ -7,7 +7,7 @@
 //! - account statements (`CREATE/ALTER/DROP/RENAME USER`, `GRANT`, `REVOKE`, `SET PASSWORD`,
 //!   `SHOW GRANTS`) go to `crate::accounts::account_statement` (the shared account table);
 //! - everything else goes to the executor ([`crate::SqlExecutor`]), whose SELECT shapes the
-//!   fast path cannot run end in `plan::unsupported_shape`.
+//!   fast path cannot run end in `plan::unsupported_shape` and go to the analytical executor.
 //!
 //! Invariants: routing looks only at the statement's leading words (comments skipped) and, for
 //! `information_schema`, at its identifiers, so it never tokenizes a long INSERT; a statement

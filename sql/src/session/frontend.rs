@@ -295,7 +295,7 @@ impl SqlSession for FrontendSession {
         };
         let (prepared, param_count, columns) = match dispatch::route(statement) {
             Route::Executor => {
-                let plan = self.executor.prepare(&self.state, statement)?;
+                let plan = self.executor.prepare(&self.state, statement).await?;
                 let param_count = u16::try_from(plan.param_count())
                     .map_err(|_| SqlError::WrongArguments("mysqld_stmt_prepare".into()))?;
                 let columns = plan.columns().iter().map(convert::output_column).collect();

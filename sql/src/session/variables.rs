@@ -47,6 +47,8 @@ const UTF8MB4_COLLATIONS: &[&str] = &[
 /// The only isolation level implemented: each transaction reads one snapshot (so reads repeat)
 /// and writes take row locks, which is MySQL's REPEATABLE READ as clients observe it.
 const ISOLATION_LEVELS: &[&str] = &["REPEATABLE-READ"];
+/// Values of `orcinus_execution_mode` (see `plan::ExecutionMode`).
+pub const EXECUTION_MODES: &[&str] = &["auto", "datafusion"];
 /// MySQL 8.0's default sql_mode.
 const DEFAULT_SQL_MODE: &str = "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,\
 NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION";
@@ -180,6 +182,13 @@ impl SessionVariables {
                 Rule::ReadOnly,
             ),
             // There is no performance_schema.
+            // Which executor runs table-reading SELECTs: `auto` (fast path where it can) or
+            // `datafusion` (all of them; the .slt suite runs in both modes).
+            (
+                "orcinus_execution_mode",
+                text("auto"),
+                Rule::OneOf(EXECUTION_MODES),
+            ),
             ("performance_schema", VariableValue::Int(0), Rule::ReadOnly),
             ("sql_mode", text(DEFAULT_SQL_MODE), Rule::AnyText),
             ("time_zone", text("SYSTEM"), Rule::AnyText),
@@ -284,6 +293,17 @@ impl SessionVariables {
         self.by_name.iter().map(|(name, var)| (*name, &var.value))
     }
 
+    /// `@@orcinus_execution_mode` as the executor's mode.
+    #[must_use]
+    pub fn execution_mode(&self) -> crate::plan::ExecutionMode {
+        match self.get("orcinus_execution_mode") {
+            Ok(VariableValue::Text(m)) if m == "datafusion" => {
+                crate::plan::ExecutionMode::DataFusion
+            }
+            _ => crate::plan::ExecutionMode::Auto,
+        }
+    }
+
     /// `@@autocommit` as a boolean.
     #[must_use]
     pub fn autocommit(&self) -> bool {
@@ -352,6 +372,24 @@ mod tests {
             v.get("tx_isolation").unwrap(),
             &VariableValue::Text("REPEATABLE-READ".into())
         );
+    }
+
+    #[test]
+    fn execution_mode_is_auto_or_datafusion() {
+        let mut v = vars();
+        assert_eq!(v.execution_mode(), crate::plan::ExecutionMode::Auto);
+        let (k, val) = v
+            .validate("ORCINUS_EXECUTION_MODE", Some("DataFusion"))
+            .unwrap();
+        v.apply(&k, val).unwrap();
+        assert_eq!(v.execution_mode(), crate::plan::ExecutionMode::DataFusion);
+        assert!(matches!(
+            v.validate("orcinus_execution_mode", Some("fast")),
+            Err(SqlError::WrongValueForVariable { .. })
+        ));
+        assert!(v.iter().any(|(n, _)| n == "orcinus_execution_mode"));
+        v.reset();
+        assert_eq!(v.execution_mode(), crate::plan::ExecutionMode::Auto);
     }
 
     #[test]

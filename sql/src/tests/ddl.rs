@@ -135,11 +135,6 @@ async fn unsupported_statements_say_so() {
     db.ok(&mut s, "CREATE TABLE t (a INT PRIMARY KEY, b INT)")
         .await;
     for sql in [
-        "SELECT * FROM t JOIN t AS u ON t.a = u.a",
-        "SELECT * FROM t WHERE a IN (SELECT a FROM t)",
-        "SELECT a FROM t UNION SELECT a FROM t",
-        "WITH x AS (SELECT 1) SELECT * FROM x",
-        "SELECT ROW_NUMBER() OVER () FROM t",
         "INSERT IGNORE INTO t VALUES (1, 1)",
         "INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 2",
         "SELECT a FROM t FOR UPDATE",

@@ -1,6 +1,7 @@
 //! Tests of the SQL engine without a socket: a temp storage engine per test, sessions driven
 //! through the public API exactly as the protocol layer drives them.
 
+mod analytic;
 mod ddl;
 mod dml;
 mod select;

@@ -220,6 +220,7 @@ async fn having_without_group_by_filters_and_prefers_select_aliases() {
     let prepared = db
         .sql
         .prepare(&s, "SELECT id, k - ? AS x FROM h HAVING x")
+        .await
         .unwrap();
     assert_eq!(prepared.param_count(), 1, "the aliased `?` is counted once");
     let r = db

@@ -130,14 +130,19 @@ async fn plain_run_statements() {
 async fn prepared_run_statements() {
     let (db, mut s) = loaded(200).await;
     let e = &db.sql;
-    let point = e.prepare(&s, "SELECT c FROM sbtest1 WHERE id=?").unwrap();
+    let point = e
+        .prepare(&s, "SELECT c FROM sbtest1 WHERE id=?")
+        .await
+        .unwrap();
     assert_eq!(point.param_count(), 1);
     assert_eq!(point.columns().len(), 1);
     let range = e
         .prepare(&s, "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?")
+        .await
         .unwrap();
     let sum = e
         .prepare(&s, "SELECT SUM(k) FROM sbtest1 WHERE id BETWEEN ? AND ?")
+        .await
         .unwrap();
     assert_eq!(sum.columns().len(), 1);
     let order = e
@@ -145,26 +150,36 @@ async fn prepared_run_statements() {
             &s,
             "SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
         )
+        .await
         .unwrap();
     let distinct = e
         .prepare(
             &s,
             "SELECT DISTINCT c FROM sbtest1 WHERE id BETWEEN ? AND ? ORDER BY c",
         )
+        .await
         .unwrap();
     let upd_k = e
         .prepare(&s, "UPDATE sbtest1 SET k=k+1 WHERE id=?")
+        .await
         .unwrap();
-    let upd_c = e.prepare(&s, "UPDATE sbtest1 SET c=? WHERE id=?").unwrap();
-    let del = e.prepare(&s, "DELETE FROM sbtest1 WHERE id=?").unwrap();
+    let upd_c = e
+        .prepare(&s, "UPDATE sbtest1 SET c=? WHERE id=?")
+        .await
+        .unwrap();
+    let del = e
+        .prepare(&s, "DELETE FROM sbtest1 WHERE id=?")
+        .await
+        .unwrap();
     let ins = e
         .prepare(
             &s,
             "INSERT INTO sbtest1 (id, k, c, pad) VALUES (?, ?, ?, ?)",
         )
+        .await
         .unwrap();
-    let begin = e.prepare(&s, "BEGIN").unwrap();
-    let commit = e.prepare(&s, "COMMIT").unwrap();
+    let begin = e.prepare(&s, "BEGIN").await.unwrap();
+    let commit = e.prepare(&s, "COMMIT").await.unwrap();
     assert_eq!(upd_c.param_count(), 2);
     assert_eq!(ins.param_count(), 4);
     assert!(upd_k.columns().is_empty());
@@ -253,6 +268,7 @@ async fn between_with_params_and_arithmetic_are_pk_ranges() {
     let p = db
         .sql
         .prepare(&s, "EXPLAIN SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?")
+        .await
         .unwrap();
     let r = rows_of(
         db.sql
@@ -275,6 +291,7 @@ async fn between_with_params_and_arithmetic_are_pk_ranges() {
             &s,
             "EXPLAIN SELECT c FROM sbtest1 WHERE id BETWEEN ? AND ?+99",
         )
+        .await
         .unwrap();
     let r = rows_of(
         db.sql

@@ -15,6 +15,7 @@ mod config_file;
 mod crash;
 mod harness;
 mod lifecycle;
+mod mysql_analytics;
 mod mysql_client;
 mod mysql_drivers;
 mod mysql_sql;

@@ -9,6 +9,10 @@
 //! - Records that only Orcinus (MySQL 8.0 behaviour) should run are marked `onlyif orcinus`; the
 //!   runner labels itself `reference` when pointed at another server.
 //! - `ORCINUS_SLT_FILTER=substring` runs only the files whose name contains it.
+//! - Against Orcinus every file runs twice: in mode `auto` (fast path where it can, DataFusion
+//!   for the rest) and in mode `datafusion` (every connection first runs
+//!   `SET orcinus_execution_mode = 'datafusion'`, so every table-reading SELECT goes through
+//!   DataFusion). Both executors must give the same answers; failures name the mode.
 //!
 //! Values print as the text protocol sends them, NULL as `NULL` and the empty string as
 //! `(empty)`; column types print as `I` (integer types), `R` (DECIMAL, FLOAT, DOUBLE) or `T`.
@@ -121,10 +125,29 @@ fn slt_files() -> Vec<PathBuf> {
     files
 }
 
+/// Which executor the connections of a run ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// The server's default (`auto` on Orcinus; the only mode of a reference server).
+    Auto,
+    /// `SET orcinus_execution_mode = 'datafusion'` on every connection.
+    DataFusion,
+}
+
+impl Mode {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::DataFusion => "datafusion",
+        }
+    }
+}
+
 /// Runs (or, with `complete`, rewrites) one file in a fresh database named after it.
 async fn run_file(
     addr: &str,
     label: &'static str,
+    mode: Mode,
     file: &Path,
     complete: bool,
 ) -> Result<(), String> {
@@ -151,7 +174,11 @@ async fn run_file(
     let mut runner = Runner::new(move || {
         let file_opts = file_opts.clone();
         async move {
-            let conn = Conn::new(file_opts).await?;
+            let mut conn = Conn::new(file_opts).await?;
+            if mode == Mode::DataFusion {
+                conn.query_drop("SET orcinus_execution_mode = 'datafusion'")
+                    .await?;
+            }
             Ok::<_, mysql_async::Error>(MysqlWire {
                 conn: Some(conn),
                 label,
@@ -211,20 +238,27 @@ fn sql_logic_tests() {
         .enable_all()
         .build()
         .expect("tokio runtime");
-    let failures: Vec<String> = files
+    // A reference server has no execution modes; `--complete` writes what `auto` answers.
+    let modes: &[Mode] = if server.is_some() && !complete {
+        &[Mode::Auto, Mode::DataFusion]
+    } else {
+        &[Mode::Auto]
+    };
+    let failures: Vec<String> = modes
         .iter()
-        .filter_map(|file| {
+        .flat_map(|mode| files.iter().map(move |file| (*mode, file)))
+        .filter_map(|(mode, file)| {
             runtime
-                .block_on(run_file(&addr, label, file, complete))
+                .block_on(run_file(&addr, label, mode, file, complete))
                 .err()
-                .map(|e| format!("{}:\n{e}", file.display()))
+                .map(|e| format!("{} (mode {}):\n{e}", file.display(), mode.name()))
         })
         .collect();
     assert!(
         failures.is_empty(),
-        "{} of {} .slt files failed:\n\n{}",
+        "{} of {} .slt runs failed:\n\n{}",
         failures.len(),
-        files.len(),
+        files.len() * modes.len(),
         failures.join("\n\n")
     );
 }
