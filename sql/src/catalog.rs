@@ -26,6 +26,7 @@ pub const CATALOG_FORMAT_V1: u8 = 1;
 const NEXT_ID_KEY: &[u8] = b"n";
 const DB_TAG: u8 = b'd';
 const TABLE_TAG: u8 = b't';
+const VIEW_TAG: u8 = b'v';
 /// Name of the keyspace holding table rows and index entries.
 pub const DATA_KEYSPACE: &str = "sql_data";
 /// Name of the keyspace holding the catalog.
@@ -97,6 +98,17 @@ impl TableDef {
     }
 }
 
+/// The persistent definition of a view (run by the analytical executor).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewDef {
+    pub db: String,
+    pub name: String,
+    /// Column names given in `CREATE VIEW v (a, b)`; empty = the query's own names.
+    pub columns: Vec<String>,
+    /// The SELECT in MySQL dialect, table names qualified with their database.
+    pub query: String,
+}
+
 /// A table as seen by the executor: its definition plus runtime state.
 #[derive(Debug)]
 pub struct Table {
@@ -111,9 +123,17 @@ pub struct Table {
 pub struct CatalogSnapshot {
     pub version: u64,
     pub dbs: BTreeMap<String, BTreeMap<String, Arc<Table>>>,
+    /// Views per database.
+    pub views: BTreeMap<String, BTreeMap<String, Arc<ViewDef>>>,
 }
 
 impl CatalogSnapshot {
+    /// The view `db.name`, if there is one.
+    #[must_use]
+    pub fn view(&self, db: &str, name: &str) -> Option<Arc<ViewDef>> {
+        self.views.get(db)?.get(name).cloned()
+    }
+
     /// Looks a table up, with MySQL's errors for a missing database or table.
     pub fn table(&self, db: &str, name: &str) -> SqlResult<Arc<Table>> {
         let tables = self
@@ -157,6 +177,14 @@ fn decode_record<T: for<'a> Deserialize<'a>>(bytes: &[u8]) -> SqlResult<T> {
         ))),
         None => Err(SqlError::Internal("empty catalog record".into())),
     }
+}
+
+fn view_key(db: &str, view: &str) -> Vec<u8> {
+    let mut k = vec![VIEW_TAG];
+    k.extend_from_slice(db.as_bytes());
+    k.push(0);
+    k.extend_from_slice(view.as_bytes());
+    k
 }
 
 fn db_key(db: &str) -> Vec<u8> {
@@ -207,6 +235,15 @@ impl Catalog {
                 .entry(table.def.db.clone())
                 .or_default()
                 .insert(table.def.name.clone(), table);
+        }
+        for item in snap.prefix(&catalog.ks, &[VIEW_TAG]) {
+            let (_, v) = item?;
+            let def: ViewDef = decode_record(&v)?;
+            state
+                .views
+                .entry(def.db.clone())
+                .or_default()
+                .insert(def.name.clone(), Arc::new(def));
         }
         *catalog.current.write() = Arc::new(state);
         Ok(catalog)
@@ -317,6 +354,18 @@ impl Catalog {
     /// Adds the table record's deletion to `batch`.
     pub fn delete_table(&self, batch: &mut WriteBatch, def: &TableDef) -> SqlResult<()> {
         batch.delete(&self.ks, table_key(&def.db, &def.name))?;
+        Ok(())
+    }
+
+    /// Adds the view record to `batch`.
+    pub fn put_view(&self, batch: &mut WriteBatch, def: &ViewDef) -> SqlResult<()> {
+        batch.put(&self.ks, view_key(&def.db, &def.name), encode_record(def)?)?;
+        Ok(())
+    }
+
+    /// Adds the view record's deletion to `batch`.
+    pub fn delete_view(&self, batch: &mut WriteBatch, db: &str, name: &str) -> SqlResult<()> {
+        batch.delete(&self.ks, view_key(db, name))?;
         Ok(())
     }
 

@@ -187,6 +187,22 @@ pub enum SqlError {
         /// Whether the client sent a non-empty password.
         using_password: bool,
     },
+    /// 1353
+    #[error(
+        "In definition of view, derived table or common table expression, SELECT list and column names list have different column counts"
+    )]
+    ViewColumnCount,
+    /// 3170: an analytical query needed more memory than its budget (ER_CAPACITY_EXCEEDED).
+    #[error("Memory capacity of {bytes} bytes for '{setting}' exceeded. {detail}")]
+    MemoryCapacityExceeded {
+        bytes: usize,
+        setting: &'static str,
+        detail: String,
+    },
+    /// 1105: the analytical executor rejected or failed a query for a reason with no more
+    /// specific MySQL error (the message says why).
+    #[error("{0}")]
+    QueryFailed(String),
     /// 1105: the storage engine failed (I/O, poisoned, shutting down).
     #[error("Storage engine error: {0}")]
     Storage(StorageError),
@@ -244,7 +260,9 @@ impl SqlError {
             Self::WrongValueForVariable { .. } => 1231,
             Self::ReadOnlyVariable(_) => 1238,
             Self::AccessDenied { .. } => 1045,
-            Self::Storage(_) | Self::Internal(_) => 1105,
+            Self::MemoryCapacityExceeded { .. } => 3170,
+            Self::ViewColumnCount => 1353,
+            Self::Storage(_) | Self::Internal(_) | Self::QueryFailed(_) => 1105,
         }
     }
 
@@ -294,6 +312,9 @@ impl SqlError {
             | Self::WrongArguments(_)
             | Self::LockWaitTimeout
             | Self::Storage(_)
+            | Self::MemoryCapacityExceeded { .. }
+            | Self::ViewColumnCount
+            | Self::QueryFailed(_)
             | Self::Internal(_) => "HY000",
         }
     }
@@ -343,7 +364,10 @@ impl SqlError {
             | Self::WrongArgCount(_)
             | Self::WrongArguments(_)
             | Self::WrongValueForVariable { .. }
-            | Self::ReadOnlyVariable(_) => ErrorKind::InvalidInput,
+            | Self::ReadOnlyVariable(_)
+            | Self::ViewColumnCount
+            | Self::MemoryCapacityExceeded { .. }
+            | Self::QueryFailed(_) => ErrorKind::InvalidInput,
             Self::Deadlock | Self::LockWaitTimeout => ErrorKind::Conflict,
             Self::Storage(_) => ErrorKind::Storage,
             Self::Internal(_) => ErrorKind::Internal,

@@ -13,6 +13,7 @@
 
 pub mod access;
 pub mod aggregate;
+pub mod analytics;
 pub mod bind;
 pub mod catalog;
 pub mod codec;

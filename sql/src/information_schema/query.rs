@@ -120,7 +120,11 @@ fn bind_view_query(
     tables.insert(reference.table.clone(), table);
     let mut dbs = BTreeMap::new();
     dbs.insert(reference.db.clone(), tables);
-    let snapshot = CatalogSnapshot { version: 0, dbs };
+    let snapshot = CatalogSnapshot {
+        version: 0,
+        dbs,
+        views: BTreeMap::new(),
+    };
     let mut query = q.clone();
     substitute_current_database(&mut query, current_db);
     let mut plan = select::bind_query(&query, &snapshot, current_db)?;
