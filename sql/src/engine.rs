@@ -15,6 +15,7 @@
 //!   `stmt_ctx.rs`) and leaves the transaction open.
 
 use crate::access;
+use crate::analytics::AnalyticsEngine;
 use crate::catalog::Catalog;
 use crate::ddl;
 use crate::dml;
@@ -142,13 +143,18 @@ impl PreparedPlan {
 pub struct SqlExecutor {
     engine: Engine,
     catalog: Catalog,
+    analytics: AnalyticsEngine,
 }
 
 impl SqlExecutor {
     /// Opens the SQL layer over `engine`, loading the catalog.
     pub fn open(engine: Engine) -> Result<Arc<Self>, SqlError> {
         let catalog = Catalog::open(&engine)?;
-        Ok(Arc::new(Self { engine, catalog }))
+        Ok(Arc::new(Self {
+            engine,
+            catalog,
+            analytics: AnalyticsEngine::default(),
+        }))
     }
 
     /// The catalog (metadata statements and COM_FIELD_LIST read its snapshot).
@@ -209,6 +215,11 @@ impl SqlExecutor {
         let stmt = stmts.pop().ok_or(SqlError::EmptyQuery)?;
         let snap = self.catalog.snapshot();
         let p = plan::plan(&stmt, &snap, session.db.as_deref())?;
+        if matches!(p, Plan::Analytical(_)) {
+            // Its result columns are only known once DataFusion plans it; clients fall back to
+            // the text protocol on 1295.
+            return Err(SqlError::UnsupportedInPreparedStatement);
+        }
         Ok(PreparedPlan {
             param_count: p.param_count(),
             columns: p.columns(),
@@ -272,6 +283,25 @@ impl SqlExecutor {
             }
             Plan::Select(_) | Plan::Insert(_) | Plan::Modify(_) | Plan::Explain(_) => {
                 self.run_dml(session, p, params).await
+            }
+            Plan::Analytical(stmt) => {
+                session.warnings = 0;
+                let res = self
+                    .analytics
+                    .execute_for_session(
+                        &self.catalog,
+                        &mut session.txn,
+                        session.db.as_deref(),
+                        stmt,
+                        params,
+                    )
+                    .await;
+                if let Err(e) = &res {
+                    if e.rolls_back_transaction() {
+                        session.reset();
+                    }
+                }
+                res
             }
         }
     }

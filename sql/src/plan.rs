@@ -73,6 +73,8 @@ pub enum Plan {
     Explain(Box<Plan>),
     /// DDL or USE, executed from the AST.
     Ddl(Box<Statement>),
+    /// A query the fast path cannot run, handed to DataFusion (`crate::analytics`).
+    Analytical(Box<Statement>),
 }
 
 impl Plan {
@@ -84,7 +86,7 @@ impl Plan {
             Self::Insert(i) => i.param_count,
             Self::Modify(m) => m.param_count,
             Self::Explain(p) => p.param_count(),
-            Self::Begin | Self::Commit | Self::Rollback | Self::Ddl(_) => 0,
+            Self::Begin | Self::Commit | Self::Rollback | Self::Ddl(_) | Self::Analytical(_) => 0,
         }
     }
 
@@ -116,17 +118,19 @@ pub fn explain_columns() -> Vec<OutputColumn> {
 }
 
 /// The one place a SELECT the fast path cannot run ends up (joins, subqueries, functions it
-/// lacks …; `reason` names what it lacks). The DataFusion fallback plugs in here, planning
-/// `query` over the same catalog snapshot; until then the statement fails with 1235 naming the
-/// missing piece.
+/// lacks …; `reason` names what it lacks): it becomes a [`Plan::Analytical`], which DataFusion
+/// plans at execution time over the catalog snapshot of that moment. `reason` is dropped:
+/// DataFusion reports its own errors for what it cannot run either.
 pub fn unsupported_shape(
     query: &Query,
     snap: &CatalogSnapshot,
     current_db: Option<&str>,
     reason: String,
 ) -> SqlResult<Plan> {
-    let _ = (query, snap, current_db);
-    Err(SqlError::NotSupported(reason))
+    let _ = (snap, current_db, reason);
+    Ok(Plan::Analytical(Box::new(Statement::Query(Box::new(
+        query.clone(),
+    )))))
 }
 
 /// Classifies and binds a statement.
