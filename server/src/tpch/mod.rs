@@ -32,7 +32,7 @@ multi-row INSERTs committed in large transactions. The server must not be runnin
 directory; start it afterwards. Progress is printed to stderr.
 
 Options:
-      --sf N             scale factor, e.g. 0.01, 0.1, 1 (required)
+      --sf N             scale factor from 0.01 to 1000, e.g. 0.01, 0.1, 1 (required)
       --data-dir DIR     data directory (default: ./orcinus-data)
       --database NAME    database to create; it must not exist yet (default: tpch)
       --config FILE      TOML configuration file (storage settings)
@@ -108,11 +108,16 @@ pub fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<TpchComman
     }))
 }
 
+/// Below SF 0.01 (fewer than 100 suppliers) dbgen's partsupp repeats (ps_partkey, ps_suppkey)
+/// pairs — at SF 0.001 part 31 gets supplier 2 twice — which the primary key rejects.
+const MIN_SF: f64 = 0.01;
+
 fn parse_sf(value: &str) -> Result<f64, String> {
     match value.parse::<f64>() {
-        Ok(sf) if sf.is_finite() && sf > 0.0 && sf <= 1000.0 => Ok(sf),
+        Ok(sf) if sf.is_finite() && (MIN_SF..=1000.0).contains(&sf) => Ok(sf),
         _ => Err(format!(
-            "--sf expects a scale factor > 0 and <= 1000, got {value:?}"
+            "--sf expects a scale factor from 0.01 to 1000 (below 0.01 dbgen's partsupp \
+             repeats primary keys), got {value:?}"
         )),
     }
 }

@@ -216,7 +216,7 @@ mod tests {
             );
         }
         let nation = TABLES.iter().find(|t| t.name == "nation").unwrap();
-        assert_eq!(nation.row_count(0.001), 25);
+        assert_eq!(nation.row_count(0.01), 25);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Tests of `orcinus tpch`: argument parsing, a full SF 0.001 load checked table by table with
+//! Tests of `orcinus tpch`: argument parsing, a full SF 0.01 load checked table by table with
 //! `SELECT COUNT(*)` through the SQL engine, refusal of an existing database, and the data-dir
 //! lock shared with the server.
 
@@ -36,6 +36,7 @@ fn arguments_parse_with_defaults() {
 fn bad_arguments_are_usage_errors() {
     assert!(usage_message(&[]).contains("--sf N is required"));
     assert!(usage_message(&["--sf", "0"]).contains("scale factor"));
+    assert!(usage_message(&["--sf", "0.001"]).contains("repeats primary keys"));
     assert!(usage_message(&["--sf", "abc"]).contains("abc"));
     assert!(usage_message(&["--sf"]).contains("needs"));
     assert!(usage_message(&["--sf", "1", "--database", "a-b"]).contains("a-b"));
@@ -66,15 +67,15 @@ async fn count(executor: &SqlExecutor, session: &mut SessionState, table: &str) 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn sf_0_001_loads_every_table_completely() {
+async fn sf_0_01_loads_every_table_completely() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
     let executor = SqlExecutor::open(engine.clone()).unwrap();
     let options = LoadOptions {
-        sf: 0.001,
+        sf: 0.01,
         database: "tpch".into(),
-        rows_per_insert: 100,
-        rows_per_commit: 1000,
+        rows_per_insert: 1000,
+        rows_per_commit: 20_000,
     };
     let mut progress = Vec::new();
     let reports = load(&executor, &options, &mut progress).await.unwrap();
@@ -87,7 +88,7 @@ async fn sf_0_001_loads_every_table_completely() {
     );
     let mut session = SessionState::new(None);
     for (report, spec) in reports.iter().zip(&schema::TABLES) {
-        assert_eq!(report.rows, spec.row_count(0.001), "{}", report.table);
+        assert_eq!(report.rows, spec.row_count(0.01), "{}", report.table);
         let counted = count(&executor, &mut session, report.table).await;
         assert_eq!(
             u64::try_from(counted).unwrap(),
@@ -98,7 +99,7 @@ async fn sf_0_001_loads_every_table_completely() {
     }
     let by_name = |n: &str| reports.iter().find(|r| r.table == n).unwrap().rows;
     assert_eq!((by_name("region"), by_name("nation")), (5, 25));
-    assert_eq!((by_name("supplier"), by_name("orders")), (10, 1500));
+    assert_eq!((by_name("supplier"), by_name("orders")), (100, 15_000));
     let progress = String::from_utf8(progress).unwrap();
     assert!(progress.contains("lineitem:"), "{progress}");
     assert!(progress.contains(" rows/s"), "{progress}");
@@ -117,7 +118,7 @@ fn a_locked_data_dir_fails_like_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
     let args = TpchArgs {
-        sf: 0.001,
+        sf: 0.01,
         overrides: CliOverrides {
             data_dir: Some(dir.path().to_path_buf()),
             ..CliOverrides::default()
