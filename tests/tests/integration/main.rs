@@ -26,3 +26,4 @@ mod resp_redis_py;
 mod sql_logic;
 mod startup_conflicts;
 mod tools;
+mod tpch_load;
