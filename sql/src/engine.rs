@@ -296,10 +296,10 @@ impl SqlExecutor {
                         params,
                     )
                     .await;
-                if let Err(e) = &res {
-                    if e.rolls_back_transaction() {
-                        session.reset();
-                    }
+                if let Err(e) = &res
+                    && e.rolls_back_transaction()
+                {
+                    session.reset();
                 }
                 res
             }
