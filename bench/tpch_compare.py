@@ -129,7 +129,9 @@ def compare(expected_path, actual_path):
         err = actual_path[:-4] + ".err"
         if os.path.exists(err):
             with open(err) as f:
-                return "error: " + f.read().strip()[:120]
+                text = " ".join(f.read().split())
+            # The mariadb client echoes the failed query before its ERROR line.
+            return "error: " + text[text.find("ERROR"):][:160] if "ERROR" in text else "error: " + text[:160]
         return "no answer"
     if not os.path.exists(expected_path):
         return "no oracle answer"
