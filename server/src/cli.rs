@@ -15,6 +15,7 @@ pub const USAGE: &str = "\
 orcinus — a database server speaking the MySQL protocol and RESP over one storage engine
 
 Usage: orcinus [OPTIONS]
+       orcinus tpch --sf N [--data-dir DIR] [--database NAME]   (load TPC-H; tpch --help)
 
 Options:
       --data-dir DIR     data directory (default: ./orcinus-data)
@@ -49,7 +50,7 @@ pub struct CliOverrides {
 }
 
 /// What the command line asks for.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum CliCommand {
     /// Print [`USAGE`] and exit 0.
     Help,
@@ -57,6 +58,8 @@ pub enum CliCommand {
     Version,
     /// Run the server with these overrides.
     Run(CliOverrides),
+    /// `orcinus tpch …`: generate and load TPC-H data (see [`crate::tpch`]).
+    Tpch(crate::tpch::TpchCommand),
 }
 
 /// Parses the arguments after the program name.
@@ -65,7 +68,10 @@ where
     I: IntoIterator<Item = OsString>,
 {
     let mut overrides = CliOverrides::default();
-    let mut args = args.into_iter();
+    let mut args = args.into_iter().peekable();
+    if args.peek().is_some_and(|first| first == "tpch") {
+        return crate::tpch::parse_args(args.skip(1)).map(CliCommand::Tpch);
+    }
     while let Some(raw) = args.next() {
         let Some(arg) = raw.to_str() else {
             return Err(usage(format!(

@@ -121,6 +121,9 @@ pub enum ServerError {
     /// The final sync at shutdown failed.
     #[error("shutdown failed: {0}")]
     Shutdown(StorageError),
+    /// `orcinus tpch` could not generate or load the TPC-H data.
+    #[error("tpch load failed: {0}")]
+    TpchLoad(String),
 }
 
 impl ServerError {
@@ -142,7 +145,8 @@ impl ServerError {
             | Self::Stdout(_)
             | Self::ListenerStopped { .. }
             | Self::EnginePoisoned
-            | Self::Shutdown(_) => ErrorKind::Runtime,
+            | Self::Shutdown(_)
+            | Self::TpchLoad(_) => ErrorKind::Runtime,
         }
     }
 

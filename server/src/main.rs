@@ -14,6 +14,7 @@ mod logging;
 mod mysql;
 mod resp;
 mod startup;
+mod tpch;
 
 use crate::cli::{CliCommand, USAGE};
 use crate::config::Config;
@@ -40,6 +41,11 @@ fn run_command() -> Result<(), ServerError> {
             let config = Config::from_cli(&overrides)?;
             logging::init(config.server.log_level)?;
             lifecycle::run(config)
+        }
+        CliCommand::Tpch(tpch::TpchCommand::Help) => print_stdout(tpch::USAGE),
+        CliCommand::Tpch(tpch::TpchCommand::Load(args)) => {
+            logging::init(Config::from_cli(&args.overrides)?.server.log_level)?;
+            tpch::run(&args)
         }
     }
 }

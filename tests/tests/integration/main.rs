@@ -28,3 +28,4 @@ mod resp_redis_py;
 mod sql_logic;
 mod startup_conflicts;
 mod tools;
+mod tpch_load;
