@@ -362,7 +362,7 @@ impl SqlExecutor {
     ) -> SqlResult<Vec<OutputColumn>> {
         let query = match stmt {
             Statement::Query(q) => q,
-            Statement::Explain { .. } => return Ok(vec![analytic_explain_column()]),
+            Statement::Explain { .. } => return Ok(vec![crate::analytics::explain_column()]),
             _ => return Err(SqlError::Internal("not an analytical statement".into())),
         };
         let reader: Arc<dyn RowReader> = Arc::new(self.catalog.engine_snapshot());
@@ -594,18 +594,6 @@ impl SqlExecutor {
             }
             other => Err(SqlError::unsupported(format!("{other}"))),
         }
-    }
-}
-
-/// The column of the analytical executor's EXPLAIN (one text cell holding both plans).
-fn analytic_explain_column() -> OutputColumn {
-    OutputColumn {
-        name: "EXPLAIN".into(),
-        org_name: String::new(),
-        table: String::new(),
-        db: String::new(),
-        sql_type: crate::types::SqlType::Text,
-        nullable: false,
     }
 }
 

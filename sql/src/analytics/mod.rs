@@ -22,6 +22,21 @@ pub mod mysql_dialect;
 pub mod provider;
 pub mod results;
 pub mod scan;
+
+/// The one column of an analytical EXPLAIN: a text cell holding the logical and physical plans
+/// (also the result column COM_STMT_PREPARE reports for such an EXPLAIN).
+#[must_use]
+pub fn explain_column() -> OutputColumn {
+    OutputColumn {
+        name: "EXPLAIN".into(),
+        org_name: String::new(),
+        table: String::new(),
+        db: String::new(),
+        sql_type: crate::types::SqlType::Text,
+        nullable: false,
+    }
+}
+
 #[cfg(test)]
 mod tests;
 pub mod views;
@@ -312,14 +327,7 @@ impl AnalyticsEngine {
             datafusion::physical_plan::displayable(physical.as_ref()).indent(verbose)
         );
         Ok(StatementResult::Rows {
-            columns: vec![OutputColumn {
-                name: "EXPLAIN".into(),
-                org_name: String::new(),
-                table: String::new(),
-                db: String::new(),
-                sql_type: crate::types::SqlType::Text,
-                nullable: false,
-            }],
+            columns: vec![explain_column()],
             rows: vec![vec![Datum::Bytes(text.into_bytes())]],
         })
     }

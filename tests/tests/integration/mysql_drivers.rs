@@ -16,7 +16,16 @@ use std::time::Duration;
 const CONNECTOR_J_VERSION: &str = "9.5.0";
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(600);
 
-fn assert_quiet_server(server: &TestServer, what: &str) {
+/// Runs a client suite against `server`; it must exit 0, `completed` must hold for its stdout
+/// (it ran its tests and skipped none), and the server must log no problem meanwhile.
+fn run_suite(server: &TestServer, suite: Command, what: &str, completed: impl Fn(&str) -> bool) {
+    let out = run(suite, b"", CLIENT_TIMEOUT);
+    out.assert_success(what);
+    assert!(
+        completed(&out.stdout),
+        "{what} ran no test, skipped some or did not finish:\n{}",
+        out.stdout
+    );
     let problems = logged_problems(&server.stderr()).join("\n");
     assert!(
         problems.is_empty(),
@@ -38,14 +47,9 @@ fn mysql_python_drivers() {
         .args(["-m", "pytest", "-q", "test_mysql_drivers.py"])
         .env("ORCINUS_MYSQL_ADDR", server.mysql_addr().to_string())
         .env("PYTHONDONTWRITEBYTECODE", "1");
-    let out = run(pytest, b"", CLIENT_TIMEOUT);
-    out.assert_success("pytest test_mysql_drivers.py");
-    assert!(
-        out.stdout.contains(" passed") && !out.stdout.contains("skipped"),
-        "the driver suite ran no test or skipped some:\n{}",
-        out.stdout
-    );
-    assert_quiet_server(&server, "the Python driver suite");
+    run_suite(&server, pytest, "pytest test_mysql_drivers.py", |out| {
+        out.contains(" passed") && !out.contains("skipped")
+    });
 }
 
 /// The Connector/J jar: `ORCINUS_CONNECTOR_J_JAR`, else where `mvn dependency:get` puts it.
@@ -76,14 +80,9 @@ fn mysql_connector_j() {
         .arg(&jar)
         .arg("ConnectorJCheck.java")
         .arg(server.mysql_addr().to_string());
-    let out = run(java, b"", CLIENT_TIMEOUT);
-    out.assert_success("Connector/J check");
-    assert!(
-        out.stdout.lines().any(|l| l == "ok all"),
-        "the Connector/J check did not finish:\n{}",
-        out.stdout
-    );
-    assert_quiet_server(&server, "the Connector/J check");
+    run_suite(&server, java, "the Connector/J check", |out| {
+        out.lines().any(|l| l == "ok all")
+    });
 }
 
 #[test]
@@ -98,12 +97,7 @@ fn mysql_go_driver() {
     go.current_dir(clients_dir().join("go"))
         .args(["test", "-count=1", "-v", "./..."])
         .env("ORCINUS_MYSQL_ADDR", server.mysql_addr().to_string());
-    let out = run(go, b"", CLIENT_TIMEOUT);
-    out.assert_success("go test (go-sql-driver/mysql)");
-    assert!(
-        out.stdout.contains("--- PASS") && !out.stdout.contains("--- SKIP"),
-        "the Go suite ran no test or skipped some:\n{}",
-        out.stdout
-    );
-    assert_quiet_server(&server, "the Go driver suite");
+    run_suite(&server, go, "go test (go-sql-driver/mysql)", |out| {
+        out.contains("--- PASS") && !out.contains("--- SKIP")
+    });
 }
