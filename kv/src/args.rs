@@ -36,8 +36,11 @@ pub fn parse_f64(raw: &[u8]) -> KvResult<f64> {
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+'));
-    let value: f64 = match valid_chars.then(|| text.parse::<f64>()) {
-        Some(Ok(v)) if !v.is_nan() => v,
+    let parsed = valid_chars
+        .then(|| crate::score::parse_hex_float(text).or_else(|| text.parse::<f64>().ok()))
+        .flatten();
+    let value: f64 = match parsed {
+        Some(v) if !v.is_nan() => v,
         _ => return Err(KvError::command(NOT_FLOAT)),
     };
     Ok(value)

@@ -169,13 +169,79 @@ pub fn decode_member_value(raw: &[u8]) -> KvResult<f64> {
     }
 }
 
-/// Parses a float as C `strtod` does for Redis (`inf`, `-inf`, `+inf`, exponents), rejecting
-/// empty input, spaces, trailing garbage, NaN, and overflow / underflow of finite text.
+/// `[+-]digits`.
+fn is_exponent(text: &str) -> bool {
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Parses C's hexadecimal float text (`0x10`, `-0x1.8p3`), which `strtod` accepts and Rust's
+/// `f64::from_str` does not: optional sign, `0x`, hex digits with an optional point (at least
+/// one digit), an optional binary exponent `p[+-]digits`. `None` if `text` is not that form.
+#[must_use]
+pub fn parse_hex_float(text: &str) -> Option<f64> {
+    let (negative, rest) = match text.as_bytes().first() {
+        Some(b'-') => (true, text.get(1..)?),
+        Some(b'+') => (false, text.get(1..)?),
+        _ => (false, text),
+    };
+    let rest = rest
+        .strip_prefix("0x")
+        .or_else(|| rest.strip_prefix("0X"))?;
+    let (digits, exponent) = match rest.find(['p', 'P']) {
+        Some(at) => (rest.get(..at)?, Some(rest.get(at + 1..)?)),
+        None => (rest, None),
+    };
+    let (int_part, frac_part) = digits.split_once('.').unwrap_or((digits, ""));
+    if int_part.is_empty() && frac_part.is_empty() {
+        return None;
+    }
+    // The first 15 significant hex digits (60 bits) are kept exactly; later ones only scale.
+    let mut mantissa: u64 = 0;
+    let mut scale: i64 = 0;
+    let mut kept = 0;
+    for (i, c) in int_part.chars().chain(frac_part.chars()).enumerate() {
+        let d = u64::from(c.to_digit(16)?);
+        let fractional = i >= int_part.len();
+        if kept < 15 {
+            if mantissa != 0 || d != 0 {
+                kept += 1;
+            }
+            mantissa = mantissa * 16 + d;
+            if fractional {
+                scale -= 4;
+            }
+        } else if !fractional {
+            scale += 4;
+        }
+    }
+    let exponent: i64 = match exponent {
+        Some(e) if is_exponent(e) => e.parse().unwrap_or(if e.starts_with('-') {
+            -100_000
+        } else {
+            100_000
+        }),
+        Some(_) => return None,
+        None => 0,
+    };
+    let power = i32::try_from((scale + exponent).clamp(-100_000, 100_000)).ok()?;
+    // Two steps so that 2^power itself never overflows or underflows needlessly.
+    let half = power / 2;
+    let value = (mantissa as f64) * 2f64.powi(half) * 2f64.powi(power - half);
+    Some(if negative { -value } else { value })
+}
+
+/// Parses a float as C `strtod` does for Redis (`inf`, `-inf`, `+inf`, exponents, hex
+/// floats), rejecting empty input, spaces, trailing garbage, NaN, and overflow / underflow of
+/// finite text.
 #[must_use]
 pub fn parse_float_opt(raw: &[u8]) -> Option<f64> {
     let text = std::str::from_utf8(raw).ok()?;
     if text.is_empty() || text.starts_with(|c: char| c.is_ascii_whitespace()) {
         return None;
+    }
+    if let Some(value) = parse_hex_float(text) {
+        return value.is_finite().then_some(value); // infinite: ERANGE overflow
     }
     let value: f64 = text.parse().ok()?;
     if value.is_nan() {
@@ -338,6 +404,26 @@ mod tests {
             })
         );
         assert_eq!(parse_score_bound(b"(x"), None);
+    }
+
+    #[test]
+    fn hex_floats_parse_as_strtod_does() {
+        assert_eq!(parse_float_opt(b"0x10"), Some(16.0));
+        assert_eq!(parse_float_opt(b"-0X1.8p1"), Some(-3.0));
+        assert_eq!(parse_float_opt(b"0x.8"), Some(0.5));
+        assert_eq!(parse_float_opt(b"0x1p-2"), Some(0.25));
+        assert_eq!(parse_float_opt(b"+0xffP+4"), Some(4080.0));
+        for bad in [
+            &b"0x"[..],
+            b"0x1g",
+            b"0x1p",
+            b"0x1p+",
+            b"0x1p99999",
+            b" 0x1",
+            b"0x.p1",
+        ] {
+            assert_eq!(parse_float_opt(bad), None, "{bad:?}");
+        }
     }
 
     #[test]
