@@ -6,7 +6,7 @@
 //! fresh incarnation (an empty result deletes it). Intersections walk the smallest set and
 //! probe the others with point reads, so their cost follows the smallest input.
 
-use crate::args::{arg, is, parse_i64};
+use crate::args::{arg, is, parse_i64_opt};
 use crate::cmd::sets::{is_member, read_typed, size_reply, store_collection};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_key};
@@ -154,10 +154,10 @@ pub async fn set_op_store(
 
 /// SINTERCARD numkeys key [key ...] [LIMIT limit].
 pub fn sintercard(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
-    let numkeys = parse_i64(arg(args, 1)?)?;
-    if numkeys < 1 {
-        return Err(KvError::command("ERR numkeys should be greater than 0"));
-    }
+    // Redis gives these range errors for non-integers too.
+    let numkeys = parse_i64_opt(arg(args, 1)?)
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| KvError::command("ERR numkeys should be greater than 0"))?;
     let numkeys = usize::try_from(numkeys).unwrap_or(usize::MAX);
     let first_option = numkeys
         .checked_add(2)
@@ -176,9 +176,9 @@ pub fn sintercard(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     while let Some(option) = args.get(i) {
         match args.get(i + 1) {
             Some(value) if is(option, "LIMIT") => {
-                let n = parse_i64(value)?;
-                let n = u64::try_from(n)
-                    .map_err(|_| KvError::command("ERR LIMIT can't be negative"))?;
+                let n = parse_i64_opt(value)
+                    .and_then(|n| u64::try_from(n).ok())
+                    .ok_or_else(|| KvError::command("ERR LIMIT can't be negative"))?;
                 limit = usize::try_from(n).unwrap_or(usize::MAX);
                 i += 2;
             }

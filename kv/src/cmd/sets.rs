@@ -8,7 +8,7 @@
 //! writer locks the meta and refreshes its snapshot before reading members. Random draws on
 //! big sets seek to random points of the member order instead of reading the whole set.
 
-use crate::args::{arg, parse_i64};
+use crate::args::{arg, parse_i64, parse_i64_opt};
 use crate::cmd::generic::parse_scan_options;
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_key, data_prefix};
@@ -322,9 +322,11 @@ pub fn scard(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
 }
 
 /// Parses a non-negative count (`ERR value is out of range, must be positive`).
+/// Redis gives the same text for a count that is not an integer.
 pub fn parse_positive_count(raw: &[u8]) -> KvResult<u64> {
-    let n = parse_i64(raw)?;
-    u64::try_from(n).map_err(|_| KvError::command("ERR value is out of range, must be positive"))
+    parse_i64_opt(raw)
+        .and_then(|n| u64::try_from(n).ok())
+        .ok_or_else(|| KvError::command("ERR value is out of range, must be positive"))
 }
 
 /// SPOP key [count].

@@ -100,7 +100,11 @@ async fn spop_and_srandmember() {
         h.run("SPOP s -1").await,
         err("ERR value is out of range, must be positive")
     );
-    assert_eq!(h.run("SPOP s x").await, err(NOT_INT));
+    // Redis 7.0 gives the range text for a non-integer count too.
+    assert_eq!(
+        h.run("SPOP s x").await,
+        err("ERR value is out of range, must be positive")
+    );
     assert_eq!(h.run("SPOP s 1 2").await, err(SYNTAX));
     assert_eq!(h.run("SRANDMEMBER s 1 2").await, err(SYNTAX));
     assert_eq!(h.run("SPOP s 0").await, set_of(&[]));
@@ -233,7 +237,10 @@ async fn sintercard_and_smove() {
         h.run("SINTERCARD 0 a").await,
         err("ERR numkeys should be greater than 0")
     );
-    assert_eq!(h.run("SINTERCARD x a").await, err(NOT_INT));
+    assert_eq!(
+        h.run("SINTERCARD x a").await,
+        err("ERR numkeys should be greater than 0")
+    );
     assert_eq!(
         h.run("SINTERCARD 3 a b").await,
         err("ERR Number of keys can't be greater than number of args")

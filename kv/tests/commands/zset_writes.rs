@@ -23,7 +23,10 @@ async fn zpopmin_zpopmax() {
         h.wire("ZPOPMIN z -1").await,
         err("ERR value is out of range, must be positive")
     );
-    assert_eq!(h.wire("ZPOPMIN z x").await, err(NOT_INT));
+    assert_eq!(
+        h.wire("ZPOPMIN z x").await,
+        err("ERR value is out of range, must be positive")
+    );
     assert_eq!(h.wire("ZPOPMIN z 1 2").await, err(SYNTAX));
     assert_eq!(h.wire("ZPOPMAX z 10").await, pairs(&[("d", "4")]));
     assert_eq!(h.wire("EXISTS z").await, int(0));
