@@ -353,6 +353,9 @@ pub async fn hincrby(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Rep
 pub async fn hincrbyfloat(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let (key, f) = (arg(args, 1)?, arg(args, 2)?);
     let delta = parse_f64(arg(args, 3)?)?;
+    if !delta.is_finite() {
+        return Err(KvError::command("ERR value is NaN or Infinity"));
+    }
     let (mut meta, _) = lock_hash(tx, db, key).await?;
     let dk = data_key(db, key, meta.incarnation, f);
     let v2 = header(&meta)?.is_some();
