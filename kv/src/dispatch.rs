@@ -60,6 +60,12 @@ fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
     Ok(spec)
 }
 
+/// True when the request names EXEC.
+fn is_exec(args: &[Bytes]) -> bool {
+    args.first()
+        .is_some_and(|name| name.eq_ignore_ascii_case(b"exec"))
+}
+
 /// True for commands that run inside a data transaction.
 fn is_data_command(spec: &CommandSpec) -> bool {
     (spec.has(Flag::Write) || spec.has(Flag::Readonly))
@@ -85,6 +91,18 @@ impl KvServer {
     pub async fn execute_deferred(&self, session: &mut Session, args: Vec<Bytes>) -> Deferred {
         let spec = match resolve(&args) {
             Ok(spec) => spec,
+            Err(text) if is_exec(&args) => {
+                // As Redis: a rejected EXEC discards the transaction (and its WATCHes) and says
+                // why, in or out of MULTI.
+                session.multi = None;
+                self.watches.unwatch(&std::mem::take(&mut session.watched));
+                session.sync_entry();
+                let why = text.strip_prefix("ERR ").unwrap_or(&text);
+                return (
+                    Reply::Error(format!("EXECABORT Transaction discarded because of: {why}")),
+                    None,
+                );
+            }
             Err(text) => {
                 if let Some(multi) = session.multi.as_mut() {
                     multi.dirty = true;
