@@ -25,6 +25,7 @@ mod resp_client;
 mod resp_redis_benchmark;
 mod resp_redis_cli;
 mod resp_redis_py;
+mod resp_scripts;
 mod sql_logic;
 mod startup_conflicts;
 mod tools;
