@@ -101,6 +101,9 @@ fn hello_proto(args: &[Vec<u8>]) -> Option<Proto> {
     }
 }
 
+/// The reply of every reading step and the protocol it came in, by step index (for completion).
+type Replies = HashMap<usize, (Value, Proto)>;
+
 /// A file's run under one protocol.
 struct Run<'a> {
     target: &'a mut Target,
@@ -108,8 +111,7 @@ struct Run<'a> {
     file: String,
     conns: HashMap<String, Conn>,
     failures: Vec<String>,
-    /// The reply of every reading step and its protocol, by step index (for completion).
-    replies: HashMap<usize, (Value, Proto)>,
+    replies: Replies,
 }
 
 fn proto_name(proto: Proto) -> &'static str {
@@ -311,7 +313,7 @@ fn script_files() -> Vec<PathBuf> {
 ///
 /// A reply that came in another protocol than its run's (after a HELLO) is completed from the
 /// RESP3 run only; check such lines by hand.
-fn rewrite(path: &Path, script: &Script, runs: &[(Proto, HashMap<usize, (Value, Proto)>)]) {
+fn rewrite(path: &Path, script: &Script, runs: &[(Proto, Replies)]) {
     let reply = |proto: Proto, i: usize| {
         runs.iter()
             .find(|(p, _)| *p == proto)
