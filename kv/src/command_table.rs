@@ -69,6 +69,12 @@ pub enum Flag {
     NoScript,
     /// May block the client (BLPOP …).
     Blocking,
+    /// Allowed while a script or module call is busy.
+    AllowBusy,
+    /// Key positions depend on the arguments (numkeys forms); first/last/step are 0.
+    MovableKeys,
+    /// Not logged to the slow log itself (EXEC: its commands are).
+    SkipSlowlog,
 }
 
 impl Flag {
@@ -87,6 +93,9 @@ impl Flag {
             Self::NoMulti => "no_multi",
             Self::NoScript => "noscript",
             Self::Blocking => "blocking",
+            Self::AllowBusy => "allow_busy",
+            Self::MovableKeys => "movablekeys",
+            Self::SkipSlowlog => "skip_slowlog",
         }
     }
 }
@@ -161,8 +170,9 @@ pub fn arity_ok(arity: i32, argc: usize) -> bool {
 
 use CommandId as C;
 use Flag::{
-    Admin as A, Blocking as B, DenyOom as D, Fast as F, Loading as L, NoAuth as N, NoScript as S,
-    Readonly as R, Stale as T, Write as W,
+    Admin as A, AllowBusy as Y, Blocking as B, DenyOom as D, Fast as F, Loading as L,
+    MovableKeys as M, NoAuth as N, NoScript as S, Readonly as R, SkipSlowlog as G, Stale as T,
+    Write as W,
 };
 
 macro_rules! cmd {
@@ -274,17 +284,17 @@ const COMMAND_SUBS: &[SubcommandSpec] = &[
 /// Every command the server knows.
 #[rustfmt::skip]
 pub static COMMANDS: &[CommandSpec] = &[
-    cmd!("auth", C::Auth, -2, [S, L, T, F, N], 0, 0, 0, "connection", "1.0.0", "Authenticates the connection."),
-    cmd!("hello", C::Hello, -1, [S, L, T, F, N], 0, 0, 0, "connection", "6.0.0", "Handshakes with the server."),
+    cmd!("auth", C::Auth, -2, [S, L, T, F, N, Y], 0, 0, 0, "connection", "1.0.0", "Authenticates the connection."),
+    cmd!("hello", C::Hello, -1, [S, L, T, F, N, Y], 0, 0, 0, "connection", "6.0.0", "Handshakes with the server."),
     cmd!("ping", C::Ping, -1, [F], 0, 0, 0, "connection", "1.0.0", "Returns the server's liveliness response."),
-    cmd!("echo", C::Echo, 2, [F], 0, 0, 0, "connection", "1.0.0", "Returns the given string."),
-    cmd!("quit", C::Quit, -1, [S, L, T, F, N], 0, 0, 0, "connection", "1.0.0", "Closes the connection."),
-    cmd!("reset", C::Reset, 1, [S, L, T, F, N], 0, 0, 0, "connection", "6.2.0", "Resets the connection."),
+    cmd!("echo", C::Echo, 2, [F, L, T], 0, 0, 0, "connection", "1.0.0", "Returns the given string."),
+    cmd!("quit", C::Quit, -1, [S, L, T, F, N, Y], 0, 0, 0, "connection", "1.0.0", "Closes the connection."),
+    cmd!("reset", C::Reset, 1, [S, L, T, F, N, Y], 0, 0, 0, "connection", "6.2.0", "Resets the connection."),
     cmd!("select", C::Select, 2, [L, T, F], 0, 0, 0, "connection", "1.0.0", "Changes the selected database."),
     cmd!("client", C::Client, -2, [], 0, 0, 0, "connection", "2.4.0", "A container for client connection commands.", CLIENT_SUBS),
     cmd!("info", C::Info, -1, [L, T], 0, 0, 0, "server", "1.0.0", "Returns information and statistics about the server."),
     cmd!("config", C::Config, -2, [], 0, 0, 0, "server", "2.0.0", "A container for server configuration commands.", CONFIG_SUBS),
-    cmd!("dbsize", C::Dbsize, 1, [R], 0, 0, 0, "server", "1.0.0", "Returns the number of keys in the database."),
+    cmd!("dbsize", C::Dbsize, 1, [R, F], 0, 0, 0, "server", "1.0.0", "Returns the number of keys in the database."),
     cmd!("flushdb", C::Flushdb, -1, [W], 0, 0, 0, "server", "1.0.0", "Removes all keys from the current database."),
     cmd!("flushall", C::Flushall, -1, [W], 0, 0, 0, "server", "1.0.0", "Removes all keys from all databases."),
     cmd!("time", C::Time, 1, [L, T, F], 0, 0, 0, "server", "2.6.0", "Returns the server time."),
@@ -343,11 +353,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("hincrbyfloat", C::Hincrbyfloat, 4, [W, D, F], 1, 1, 1, "hash", "2.6.0", "Increments the floating point value of a field by a number."),
     cmd!("hstrlen", C::Hstrlen, 3, [R, F], 1, 1, 1, "hash", "3.2.0", "Returns the length of the value of a field."),
     cmd!("hscan", C::Hscan, -3, [R], 1, 1, 1, "hash", "2.8.0", "Iterates over fields and values of a hash."),
-    cmd!("multi", C::Multi, 1, [S, L, T, F], 0, 0, 0, "transactions", "1.2.0", "Starts a transaction."),
-    cmd!("exec", C::Exec, 1, [S, L, T], 0, 0, 0, "transactions", "1.2.0", "Executes all commands in a transaction."),
-    cmd!("discard", C::Discard, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.0.0", "Discards a transaction."),
-    cmd!("watch", C::Watch, -2, [S, L, T, F], 1, -1, 1, "transactions", "2.2.0", "Monitors changes to keys to determine the execution of a transaction."),
-    cmd!("unwatch", C::Unwatch, 1, [S, L, T, F], 0, 0, 0, "transactions", "2.2.0", "Forgets about watched keys of a transaction."),
+    cmd!("multi", C::Multi, 1, [S, L, T, F, Y], 0, 0, 0, "transactions", "1.2.0", "Starts a transaction."),
+    cmd!("exec", C::Exec, 1, [S, L, T, G], 0, 0, 0, "transactions", "1.2.0", "Executes all commands in a transaction."),
+    cmd!("discard", C::Discard, 1, [S, L, T, F, Y], 0, 0, 0, "transactions", "2.0.0", "Discards a transaction."),
+    cmd!("watch", C::Watch, -2, [S, L, T, F, Y], 1, -1, 1, "transactions", "2.2.0", "Monitors changes to keys to determine the execution of a transaction."),
+    cmd!("unwatch", C::Unwatch, 1, [S, L, T, F, Y], 0, 0, 0, "transactions", "2.2.0", "Forgets about watched keys of a transaction."),
     cmd!("lpush", C::Lpush, -3, [W, D, F], 1, 1, 1, "list", "1.0.0", "Prepends one or more elements to a list. Creates the key if it doesn't exist."),
     cmd!("rpush", C::Rpush, -3, [W, D, F], 1, 1, 1, "list", "1.0.0", "Appends one or more elements to a list. Creates the key if it doesn't exist."),
     cmd!("lpushx", C::Lpushx, -3, [W, D, F], 1, 1, 1, "list", "2.2.0", "Prepends one or more elements to a list only when the list exists."),
@@ -364,11 +374,11 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("lpos", C::Lpos, -3, [R], 1, 1, 1, "list", "6.0.6", "Returns the index of matching elements in a list."),
     cmd!("lmove", C::Lmove, 5, [W, D], 1, 2, 1, "list", "6.2.0", "Returns an element after popping it from one list and pushing it to another. Deletes the list if the last element was moved."),
     cmd!("rpoplpush", C::Rpoplpush, 3, [W, D], 1, 2, 1, "list", "1.2.0", "Returns the last element of a list after removing and pushing it to another list. Deletes the list if the last element was popped."),
-    cmd!("lmpop", C::Lmpop, -4, [W], 0, 0, 0, "list", "7.0.0", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped."),
-    cmd!("blpop", C::Blpop, -3, [W, B], 1, -2, 1, "list", "2.0.0", "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
-    cmd!("brpop", C::Brpop, -3, [W, B], 1, -2, 1, "list", "2.0.0", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
-    cmd!("blmove", C::Blmove, 6, [W, D, B], 1, 2, 1, "list", "6.2.0", "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved."),
-    cmd!("brpoplpush", C::Brpoplpush, 4, [W, D, B], 1, 2, 1, "list", "2.2.0", "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("lmpop", C::Lmpop, -4, [W, M], 0, 0, 0, "list", "7.0.0", "Returns multiple elements from a list after removing them. Deletes the list if the last element was popped."),
+    cmd!("blpop", C::Blpop, -3, [W, B, S], 1, -2, 1, "list", "2.0.0", "Removes and returns the first element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("brpop", C::Brpop, -3, [W, B, S], 1, -2, 1, "list", "2.0.0", "Removes and returns the last element in a list. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("blmove", C::Blmove, 6, [W, D, B, S], 1, 2, 1, "list", "6.2.0", "Pops an element from a list, pushes it to another list and returns it. Blocks until an element is available otherwise. Deletes the list if the last element was moved."),
+    cmd!("brpoplpush", C::Brpoplpush, 4, [W, D, B, S], 1, 2, 1, "list", "2.2.0", "Pops an element from a list, pushes it to another list and returns it. Block until an element is available otherwise. Deletes the list if the last element was popped."),
     cmd!("hexpire", C::Hexpire, -6, [W, F], 1, 1, 1, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (seconds)"),
     cmd!("hpexpire", C::Hpexpire, -6, [W, F], 1, 1, 1, "hash", "7.4.0", "Set expiry for hash field using relative time to expire (milliseconds)"),
     cmd!("hexpireat", C::Hexpireat, -6, [W, F], 1, 1, 1, "hash", "7.4.0", "Set expiry for hash field using an absolute Unix timestamp (seconds)"),
@@ -379,7 +389,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("hpexpiretime", C::Hpexpiretime, -5, [R, F], 1, 1, 1, "hash", "7.4.0", "Returns the expiration time of a hash field as a Unix timestamp, in msec."),
     cmd!("hpersist", C::Hpersist, -5, [W, F], 1, 1, 1, "hash", "7.4.0", "Removes the expiration time for each specified field"),
     cmd!("hrandfield", C::Hrandfield, -2, [R], 1, 1, 1, "hash", "6.2.0", "Returns one or more random fields from a hash."),
-    cmd!("blmpop", C::Blmpop, -5, [W, B], 0, 0, 0, "list", "7.0.0", "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
+    cmd!("blmpop", C::Blmpop, -5, [W, B, M], 0, 0, 0, "list", "7.0.0", "Pops the first element from one of multiple lists. Blocks until an element is available otherwise. Deletes the list if the last element was popped."),
     cmd!("sadd", C::Sadd, -3, [W, D, F], 1, 1, 1, "set", "1.0.0", "Adds one or more members to a set. Creates the key if it doesn't exist."),
     cmd!("srem", C::Srem, -3, [W, F], 1, 1, 1, "set", "1.0.0", "Removes one or more members from a set. Deletes the set if the last member was removed."),
     cmd!("smembers", C::Smembers, 2, [R], 1, 1, 1, "set", "1.0.0", "Returns all members of a set."),
@@ -395,7 +405,7 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("sinterstore", C::Sinterstore, -3, [W, D], 1, -1, 1, "set", "1.0.0", "Stores the intersect of multiple sets in a key."),
     cmd!("sunionstore", C::Sunionstore, -3, [W, D], 1, -1, 1, "set", "1.0.0", "Stores the union of multiple sets in a key."),
     cmd!("sdiffstore", C::Sdiffstore, -3, [W, D], 1, -1, 1, "set", "1.0.0", "Stores the difference of multiple sets in a key."),
-    cmd!("sintercard", C::Sintercard, -3, [R], 0, 0, 0, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets."),
+    cmd!("sintercard", C::Sintercard, -3, [R, M], 0, 0, 0, "set", "7.0.0", "Returns the number of members of the intersect of multiple sets."),
     cmd!("sscan", C::Sscan, -3, [R], 1, 1, 1, "set", "2.6.0", "Iterates over members of a set."),
     cmd!("zadd", C::Zadd, -4, [W, D, F], 1, 1, 1, "sorted-set", "1.2.0", "Adds one or more members to a sorted set, or updates their scores. Creates the key if it doesn't exist."),
     cmd!("zincrby", C::Zincrby, 4, [W, D, F], 1, 1, 1, "sorted-set", "1.2.0", "Increments the score of a member in a sorted set."),
@@ -418,18 +428,18 @@ pub static COMMANDS: &[CommandSpec] = &[
     cmd!("zremrangebyrank", C::Zremrangebyrank, 4, [W], 1, 1, 1, "sorted-set", "2.0.0", "Removes members in a sorted set within a range of indexes. Deletes the sorted set if all members were removed."),
     cmd!("zremrangebyscore", C::Zremrangebyscore, 4, [W], 1, 1, 1, "sorted-set", "1.2.0", "Removes members in a sorted set within a range of scores. Deletes the sorted set if all members were removed."),
     cmd!("zremrangebylex", C::Zremrangebylex, 4, [W], 1, 1, 1, "sorted-set", "2.8.9", "Removes members in a sorted set within a lexicographical range. Deletes the sorted set if all members were removed."),
-    cmd!("zunionstore", C::Zunionstore, -4, [W, D], 1, 1, 1, "sorted-set", "2.0.0", "Stores the union of multiple sorted sets in a key."),
-    cmd!("zinterstore", C::Zinterstore, -4, [W, D], 1, 1, 1, "sorted-set", "2.0.0", "Stores the intersect of multiple sorted sets in a key."),
+    cmd!("zunionstore", C::Zunionstore, -4, [W, D, M], 1, 1, 1, "sorted-set", "2.0.0", "Stores the union of multiple sorted sets in a key."),
+    cmd!("zinterstore", C::Zinterstore, -4, [W, D, M], 1, 1, 1, "sorted-set", "2.0.0", "Stores the intersect of multiple sorted sets in a key."),
     cmd!("zscan", C::Zscan, -3, [R], 1, 1, 1, "sorted-set", "2.8.0", "Iterates over members and scores of a sorted set."),
     cmd!("setbit", C::Setbit, 4, [W, D], 1, 1, 1, "bitmap", "2.2.0", "Sets or clears the bit at offset of the string value. Creates the key if it doesn't exist."),
     cmd!("getbit", C::Getbit, 3, [R, F], 1, 1, 1, "bitmap", "2.2.0", "Returns a bit value by offset."),
     cmd!("bitcount", C::Bitcount, -2, [R], 1, 1, 1, "bitmap", "2.6.0", "Counts the number of set bits (population counting) in a string."),
     cmd!("bitpos", C::Bitpos, -3, [R], 1, 1, 1, "bitmap", "2.8.7", "Finds the first set (1) or clear (0) bit in a string."),
     cmd!("bitop", C::Bitop, -4, [W, D], 2, -1, 1, "bitmap", "2.6.0", "Performs bitwise operations on multiple strings, and stores the result."),
-    cmd!("zunion", C::Zunion, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the union of multiple sorted sets."),
-    cmd!("zinter", C::Zinter, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the intersect of multiple sorted sets."),
-    cmd!("zdiff", C::Zdiff, -3, [R], 0, 0, 0, "sorted-set", "6.2.0", "Returns the difference between multiple sorted sets."),
-    cmd!("zdiffstore", C::Zdiffstore, -4, [W, D], 1, 1, 1, "sorted-set", "6.2.0", "Stores the difference of multiple sorted sets in a key."),
+    cmd!("zunion", C::Zunion, -3, [R, M], 0, 0, 0, "sorted-set", "6.2.0", "Returns the union of multiple sorted sets."),
+    cmd!("zinter", C::Zinter, -3, [R, M], 0, 0, 0, "sorted-set", "6.2.0", "Returns the intersect of multiple sorted sets."),
+    cmd!("zdiff", C::Zdiff, -3, [R, M], 0, 0, 0, "sorted-set", "6.2.0", "Returns the difference between multiple sorted sets."),
+    cmd!("zdiffstore", C::Zdiffstore, -4, [W, D, M], 1, 1, 1, "sorted-set", "6.2.0", "Stores the difference of multiple sorted sets in a key."),
     cmd!("zrandmember", C::Zrandmember, -2, [R], 1, 1, 1, "sorted-set", "6.2.0", "Returns one or more random members from a sorted set."),
     cmd!("zrangestore", C::Zrangestore, -5, [W, D], 1, 2, 1, "sorted-set", "6.2.0", "Stores a range of members from sorted set in a key."),
     cmd!("dump", C::Dump, 2, [R], 1, 1, 1, "generic", "2.6.0", "Returns a serialized representation of the value stored at a key."),

@@ -10,8 +10,37 @@ fn simple_set(items: impl IntoIterator<Item = String>) -> Reply {
     Reply::Set(items.into_iter().map(Reply::Simple).collect())
 }
 
-fn categories(group: &str, flags: &[Flag]) -> Reply {
-    let mut cats = vec![format!("@{group}")];
+/// The ACL category of a command's data type or role, as Redis names it (`None` for server
+/// commands that have none, and for containers whose subcommands carry their own).
+fn type_category(name: &str, group: &str) -> Option<&'static str> {
+    Some(match group {
+        "generic" => "@keyspace",
+        "string" => "@string",
+        "hash" => "@hash",
+        "list" => "@list",
+        "set" => "@set",
+        "sorted-set" => "@sortedset",
+        "bitmap" => "@bitmap",
+        "transactions" => "@transaction",
+        "connection" if name != "client" => "@connection",
+        "server" => match name {
+            "dbsize" | "flushdb" | "flushall" => "@keyspace",
+            "command" => "@connection",
+            _ => return None,
+        },
+        _ => return None,
+    })
+}
+
+/// Commands Redis puts in `@dangerous` besides the admin ones.
+const DANGEROUS: &[&str] = &["keys", "restore", "info", "flushdb", "flushall"];
+
+/// A command's ACL categories (`name` is the command's, `group` its COMMAND DOCS group).
+fn categories(name: &str, group: &str, flags: &[Flag]) -> Reply {
+    let mut cats: Vec<String> = type_category(name, group)
+        .map(String::from)
+        .into_iter()
+        .collect();
     if flags.contains(&Flag::Write) {
         cats.push("@write".into());
     } else if flags.contains(&Flag::Readonly) {
@@ -30,6 +59,8 @@ fn categories(group: &str, flags: &[Flag]) -> Reply {
     }
     if flags.contains(&Flag::Admin) {
         cats.push("@admin".into());
+    }
+    if flags.contains(&Flag::Admin) || DANGEROUS.contains(&name) {
         cats.push("@dangerous".into());
     }
     simple_set(cats)
@@ -47,7 +78,7 @@ fn sub_info(parent: &CommandSpec, sub: &SubcommandSpec) -> Reply {
         Reply::Integer(0),
         Reply::Integer(0),
         Reply::Integer(0),
-        categories(parent.group, sub.flags),
+        categories(parent.name, parent.group, sub.flags),
         Reply::Set(vec![]),
         Reply::Array(vec![]),
         Reply::Array(vec![]),
@@ -104,7 +135,7 @@ pub fn command_info(spec: &CommandSpec) -> Reply {
         Reply::Integer(spec.first_key.into()),
         Reply::Integer(spec.last_key.into()),
         Reply::Integer(spec.step.into()),
-        categories(spec.group, spec.flags),
+        categories(spec.name, spec.group, spec.flags),
         Reply::Set(vec![]),
         key_specs(spec),
         Reply::Array(spec.subcommands.iter().map(|s| sub_info(spec, s)).collect()),
