@@ -94,13 +94,13 @@ pub fn expire_at(
     }
 }
 
-/// Parses one expiry option at `args[i]`; returns it and how many arguments it used.
-pub fn parse_expiry_option(
-    now_ms: u64,
-    args: &[Bytes],
-    i: usize,
-    command: &str,
-) -> KvResult<Option<(ExpiryOption, usize)>> {
+/// An `EX|PX|EXAT|PXAT value` option whose value is not checked yet: (ms per unit, absolute,
+/// the value argument).
+type RawExpiry<'a> = (i64, bool, &'a Bytes);
+
+/// Reads the expiry option at `args[i]` without checking its value (a missing value is a
+/// syntax error); `None` if `args[i]` is not one.
+fn raw_expiry_option(args: &[Bytes], i: usize) -> KvResult<Option<RawExpiry<'_>>> {
     let option = arg(args, i)?;
     let unit = [
         ("EX", 1000, false),
@@ -110,12 +110,29 @@ pub fn parse_expiry_option(
     ]
     .into_iter()
     .find(|(name, _, _)| is(option, name));
-    if let Some((_, unit_ms, absolute)) = unit {
-        let value = args.get(i + 1).ok_or_else(KvError::syntax)?;
-        let at = expire_at(now_ms, value, unit_ms, absolute, command)?;
-        return Ok(Some((ExpiryOption::At(at), 2)));
+    match unit {
+        Some((_, unit_ms, absolute)) => {
+            let value = args.get(i + 1).ok_or_else(KvError::syntax)?;
+            Ok(Some((unit_ms, absolute, value)))
+        }
+        None => Ok(None),
     }
-    Ok(None)
+}
+
+/// Parses one expiry option at `args[i]`; returns it and how many arguments it used.
+pub fn parse_expiry_option(
+    now_ms: u64,
+    args: &[Bytes],
+    i: usize,
+    command: &str,
+) -> KvResult<Option<(ExpiryOption, usize)>> {
+    match raw_expiry_option(args, i)? {
+        Some((unit_ms, absolute, value)) => {
+            let at = expire_at(now_ms, value, unit_ms, absolute, command)?;
+            Ok(Some((ExpiryOption::At(at), 2)))
+        }
+        None => Ok(None),
+    }
 }
 
 /// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ts|KEEPTTL].
@@ -216,27 +233,36 @@ pub async fn getdel(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Repl
 /// GETEX key [EX s|PX ms|EXAT ts|PXAT ts|PERSIST].
 pub async fn getex(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
-    let mut expiry = None;
+    // As Redis: the options' syntax first, then the key (missing: nil; wrong type), and only
+    // then the expiry value.
+    let mut persist = false;
+    let mut raw: Option<RawExpiry<'_>> = None;
     let mut i = 2;
     while args.get(i).is_some() {
-        if expiry.is_some() {
+        if persist || raw.is_some() {
             return Err(KvError::syntax());
         }
         if args.get(i).is_some_and(|a| is(a, "PERSIST")) {
-            expiry = Some(ExpiryOption::Persist);
+            persist = true;
             i += 1;
         } else {
-            match parse_expiry_option(tx.now_ms(), args, i, "getex")? {
-                Some((e, used)) => {
-                    expiry = Some(e);
-                    i += used;
-                }
-                None => return Err(KvError::syntax()),
-            }
+            raw = Some(raw_expiry_option(args, i)?.ok_or_else(KvError::syntax)?);
+            i += 2;
         }
     }
     let Some(mut meta) = lock_string(tx, db, key).await? else {
         return Ok(Reply::Null);
+    };
+    let expiry = match raw {
+        Some((unit_ms, absolute, value)) => Some(ExpiryOption::At(expire_at(
+            tx.now_ms(),
+            value,
+            unit_ms,
+            absolute,
+            "getex",
+        )?)),
+        None if persist => Some(ExpiryOption::Persist),
+        None => None,
     };
     let value = Bytes::copy_from_slice(&meta.inline);
     match expiry {
@@ -424,12 +450,13 @@ pub async fn decr_by(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Rep
 /// INCRBYFLOAT key increment.
 pub async fn incr_by_float(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
-    let delta = parse_f64(arg(args, 2)?)?;
+    // As Redis: the key's type, then its value, then the increment.
     let old = lock_string(tx, db, key).await?;
     let (current, expire) = match &old {
         Some(m) => (parse_f64(&m.inline)?, m.expire_at_ms),
         None => (0.0, 0),
     };
+    let delta = parse_f64(arg(args, 2)?)?;
     let next = current + delta;
     if !next.is_finite() {
         return Err(KvError::command(
