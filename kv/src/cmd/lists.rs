@@ -362,10 +362,11 @@ pub fn offset_of(index: i64, len: u64) -> Option<u64> {
 /// LINDEX key index (a point read).
 pub fn lindex(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
-    let index = parse_i64(arg(args, 2)?)?;
+    // As Redis: the key (missing: nil; wrong type) before the index.
     let Some(list) = read_list(tx, db, key)? else {
         return Ok(Reply::Null);
     };
+    let index = parse_i64(arg(args, 2)?)?;
     let Some(offset) = offset_of(index, list.len()) else {
         return Ok(Reply::Null);
     };
@@ -376,11 +377,12 @@ pub fn lindex(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
 /// LSET key index element (a point write, wherever the index is).
 pub async fn lset(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
-    let index = parse_i64(arg(args, 2)?)?;
     let value = arg(args, 3)?;
+    // As Redis: the key (missing: no such key; wrong type) before the index.
     let Some(list) = lock_list(tx, db, key).await? else {
         return Err(KvError::command("ERR no such key"));
     };
+    let index = parse_i64(arg(args, 2)?)?;
     let Some(offset) = offset_of(index, list.len()) else {
         return Err(KvError::command("ERR index out of range"));
     };
