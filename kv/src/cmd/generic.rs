@@ -71,12 +71,17 @@ pub struct ScanOptions {
     pub type_name: Option<String>,
 }
 
-/// Parses `cursor [MATCH p] [COUNT n] [TYPE t]` starting at `args[first]`.
-pub fn parse_scan_options(args: &[Bytes], first: usize, allow_type: bool) -> KvResult<ScanOptions> {
-    let cursor = std::str::from_utf8(arg(args, first)?)
+/// A SCAN-family cursor argument: an unsigned integer (`ERR invalid cursor` otherwise).
+pub fn parse_scan_cursor(raw: &[u8]) -> KvResult<u64> {
+    std::str::from_utf8(raw)
         .ok()
         .and_then(|s| s.parse::<u64>().ok())
-        .ok_or_else(|| KvError::command("ERR invalid cursor"))?;
+        .ok_or_else(|| KvError::command("ERR invalid cursor"))
+}
+
+/// Parses `cursor [MATCH p] [COUNT n] [TYPE t]` starting at `args[first]`.
+pub fn parse_scan_options(args: &[Bytes], first: usize, allow_type: bool) -> KvResult<ScanOptions> {
+    let cursor = parse_scan_cursor(arg(args, first)?)?;
     let mut opts = ScanOptions {
         cursor,
         pattern: None,

@@ -8,7 +8,7 @@
 //! them (under the key lock) before it changes anything, so `size` counts live fields again.
 
 use crate::args::{arg, format_float, parse_f64, parse_i64, parse_i64_opt};
-use crate::cmd::generic::parse_scan_options;
+use crate::cmd::generic::{parse_scan_cursor, parse_scan_options};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_key};
 use crate::glob::glob_match;
@@ -387,6 +387,11 @@ pub async fn hincrbyfloat(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResul
 /// HSCAN key cursor [MATCH pattern] [COUNT count]: whole-hash pages resumed by field.
 pub fn hscan(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
+    // As Redis: the cursor, then the key (missing: an empty scan; wrong type), then the options.
+    parse_scan_cursor(arg(args, 2)?)?;
+    let Some(meta) = read_hash(tx, db, key)? else {
+        return Ok(Reply::Array(vec![Reply::bulk("0"), Reply::Array(vec![])]));
+    };
     let opts = parse_scan_options(args, 2, false)?;
     let resume = match opts.cursor {
         0 => None,
@@ -397,10 +402,7 @@ pub fn hscan(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvRes
                 .ok_or_else(|| KvError::command("ERR invalid cursor"))?,
         ),
     };
-    let members = match read_hash(tx, db, key)? {
-        Some(meta) => live_members(tx, db, key, &meta)?,
-        None => Vec::new(),
-    };
+    let members = live_members(tx, db, key, &meta)?;
     let mut page = Vec::new();
     let mut next = 0u64;
     let from = resume.as_ref();

@@ -9,7 +9,7 @@
 //! big sets seek to random points of the member order instead of reading the whole set.
 
 use crate::args::{arg, parse_i64, parse_i64_opt};
-use crate::cmd::generic::parse_scan_options;
+use crate::cmd::generic::{parse_scan_cursor, parse_scan_options};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta, data_key, data_prefix};
 use crate::glob::glob_match;
@@ -414,6 +414,10 @@ pub fn scan_page(
     meta: Option<&Meta>,
 ) -> KvResult<(u64, Vec<(Bytes, Bytes)>)> {
     let key = arg(args, 1)?;
+    // As Redis: a missing key is an empty scan whatever the options.
+    let Some(meta) = meta else {
+        return Ok((0, Vec::new()));
+    };
     let opts = parse_scan_options(args, 2, false)?;
     let resume = match opts.cursor {
         0 => None,
@@ -423,9 +427,6 @@ pub fn scan_page(
                 .resume_key(db, c)
                 .ok_or_else(|| KvError::command("ERR invalid cursor"))?,
         ),
-    };
-    let Some(meta) = meta else {
-        return Ok((0, Vec::new()));
     };
     let (page, next) = member_page(tx, db, key, meta.incarnation, resume.as_deref(), opts.count)?;
     let cursor = next.map_or(0, |m| server.cursors.store(db, m));
@@ -438,6 +439,8 @@ pub fn scan_page(
 
 /// SSCAN key cursor [MATCH pattern] [COUNT count]: pages in member order.
 pub fn sscan(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
+    // As Redis: the cursor, then the key's type, then the options (in scan_page).
+    parse_scan_cursor(arg(args, 2)?)?;
     let meta = read_typed(tx, db, arg(args, 1)?, KeyType::Set)?;
     let (cursor, page) = scan_page(server, tx, db, args, meta.as_ref())?;
     Ok(Reply::Array(vec![

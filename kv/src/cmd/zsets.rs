@@ -399,6 +399,8 @@ pub fn zrandmember(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
 /// ZSCAN key cursor [MATCH pattern] [COUNT count]: pages in member order; scores are bulk
 /// strings in both protocols (as Redis).
 pub fn zscan(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
+    // As Redis: the cursor, then the key's type, then the options (in scan_page).
+    crate::cmd::generic::parse_scan_cursor(arg(args, 2)?)?;
     let meta = read_zset(tx, db, arg(args, 1)?)?;
     let (cursor, page) = scan_page(server, tx, db, args, meta.as_ref())?;
     let mut flat = Vec::new();
