@@ -136,6 +136,10 @@ fn masked_byte(value: &[u8], i: u64, first: u64, last: u64) -> u8 {
 /// BITCOUNT key [start end [BYTE | BIT]].
 pub fn bitcount(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     let key = arg(args, 1)?;
+    // As Redis: the key first (missing: 0 whatever the arguments; wrong type), then the range.
+    let Some(meta) = read_string(tx, db, key)? else {
+        return Ok(Reply::Integer(0));
+    };
     let range = match args.len() {
         2 => None,
         4 | 5 => {
@@ -149,9 +153,6 @@ pub fn bitcount(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
             Some((start, end, in_bits))
         }
         _ => return Err(KvError::syntax()),
-    };
-    let Some(meta) = read_string(tx, db, key)? else {
-        return Ok(Reply::Integer(0));
     };
     let value = &meta.inline;
     let bits = match range {
