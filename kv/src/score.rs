@@ -258,6 +258,23 @@ pub fn parse_float_opt(raw: &[u8]) -> Option<f64> {
     Some(value)
 }
 
+/// Parses a score-range end's number as Redis's `zslParseRange` does, with bare `strtod`:
+/// leading white space is skipped, the empty string is 0, overflow is ±inf and underflow 0;
+/// trailing text and NaN are rejected.
+#[must_use]
+pub fn parse_range_float(raw: &[u8]) -> Option<f64> {
+    if raw.is_empty() {
+        return Some(0.0); // strtod converts nothing and stops at the terminator
+    }
+    let text = std::str::from_utf8(raw).ok()?;
+    let text = text.trim_start_matches([' ', '\t', '\n', '\x0b', '\x0c', '\r']);
+    let value = match parse_hex_float(text) {
+        Some(value) => value,
+        None => text.parse::<f64>().ok()?,
+    };
+    (!value.is_nan()).then_some(value)
+}
+
 /// Parses a score argument (ZADD, ZINCRBY): `ERR value is not a valid float`.
 pub fn parse_score(raw: &[u8]) -> KvResult<f64> {
     parse_float_opt(raw).ok_or_else(|| KvError::command(NOT_FLOAT))
@@ -279,7 +296,7 @@ pub fn parse_score_bound(raw: &[u8]) -> Option<ScoreBound> {
         Some(rest) => (true, rest),
         None => (false, raw),
     };
-    let value = parse_float_opt(text)?;
+    let value = parse_range_float(text)?;
     Some(ScoreBound {
         value: normalize(value),
         exclusive,
@@ -404,6 +421,24 @@ mod tests {
             })
         );
         assert_eq!(parse_score_bound(b"(x"), None);
+    }
+
+    #[test]
+    fn range_ends_parse_as_bare_strtod() {
+        assert_eq!(parse_range_float(b""), Some(0.0));
+        assert_eq!(parse_range_float(b" 1"), Some(1.0));
+        assert_eq!(parse_range_float(b"1e400"), Some(f64::INFINITY));
+        assert_eq!(parse_range_float(b"0x10"), Some(16.0));
+        for bad in [&b"  "[..], b"1 ", b"1e", b"nan", b"x"] {
+            assert_eq!(parse_range_float(bad), None, "{bad:?}");
+        }
+        assert_eq!(
+            parse_score_bound(b"("),
+            Some(ScoreBound {
+                value: 0.0,
+                exclusive: true
+            })
+        );
     }
 
     #[test]
