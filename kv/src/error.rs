@@ -76,6 +76,12 @@ impl KvError {
         ))
     }
 
+    /// True for the `WRONGTYPE` error.
+    #[must_use]
+    pub fn is_wrong_type(&self) -> bool {
+        matches!(self, Self::Command(text) if text == WRONGTYPE)
+    }
+
     /// The error's kind.
     #[must_use]
     pub fn kind(&self) -> ErrorKind {

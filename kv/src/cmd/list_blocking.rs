@@ -11,7 +11,7 @@
 //! Timeouts are seconds as a float (`0` = forever), parsed with Redis's rules and errors.
 
 use crate::args::{arg, parse_f64};
-use crate::cmd::list_move::{MpopArgs, move_one, mpop, mpop_reply, parse_mpop};
+use crate::cmd::list_move::{MpopArgs, move_one, mpop_lists, mpop_reply, parse_mpop};
 use crate::cmd::lists::End;
 use crate::command_table::CommandId as C;
 use crate::error::{KvError, KvResult};
@@ -116,19 +116,33 @@ impl BlockingOp {
     }
 
     /// The non-blocking form: `Some(reply)` if served, `None` if there was nothing to pop.
-    pub async fn attempt(&self, tx: &mut KvTxn<'_>, db: u8) -> KvResult<Option<Reply>> {
+    ///
+    /// `woken` = a retry after a wake-up. As in Redis, only the first attempt fails with
+    /// WRONGTYPE; a blocked client whose key now holds another type keeps waiting. A failed
+    /// retry may leave writes in `tx`; the caller drops it uncommitted.
+    pub async fn attempt(
+        &self,
+        tx: &mut KvTxn<'_>,
+        db: u8,
+        woken: bool,
+    ) -> KvResult<Option<Reply>> {
         match self {
             Self::Pop { keys, end } => {
-                Ok(mpop(tx, db, keys, *end, 1).await?.map(|(key, items)| {
-                    let mut reply = vec![Reply::Bulk(key)];
-                    reply.extend(items.into_iter().map(Reply::Bulk));
-                    Reply::Array(reply)
-                }))
+                Ok(mpop_lists(tx, db, keys, *end, 1, woken)
+                    .await?
+                    .map(|(key, items)| {
+                        let mut reply = vec![Reply::Bulk(key)];
+                        reply.extend(items.into_iter().map(Reply::Bulk));
+                        Reply::Array(reply)
+                    }))
             }
-            Self::Move { src, dst, from, to } => Ok(move_one(tx, db, src, dst, *from, *to)
-                .await?
-                .map(Reply::Bulk)),
-            Self::Mpop(m) => Ok(mpop(tx, db, &m.keys, m.end, m.count)
+            Self::Move { src, dst, from, to } => {
+                match move_one(tx, db, src, dst, *from, *to).await {
+                    Err(e) if woken && e.is_wrong_type() => Ok(None),
+                    moved => Ok(moved?.map(Reply::Bulk)),
+                }
+            }
+            Self::Mpop(m) => Ok(mpop_lists(tx, db, &m.keys, m.end, m.count, woken)
                 .await?
                 .map(|popped| mpop_reply(Some(popped)))),
         }
@@ -153,7 +167,7 @@ pub async fn without_blocking(
     args: &[Bytes],
 ) -> KvResult<Reply> {
     let (op, _) = BlockingOp::parse(id, args)?;
-    Ok(match op.attempt(tx, db).await? {
+    Ok(match op.attempt(tx, db, false).await? {
         Some(reply) => reply,
         None => op.empty_reply(),
     })
@@ -176,9 +190,10 @@ impl KvServer {
         let db = session.db;
         let guard = self.blocking.register(db, &op.keys());
         let disconnect = session.disconnect_handle();
+        let mut woken = false;
         loop {
             let mut tx = self.store.begin(crate::clock::now_ms());
-            if let Some(reply) = op.attempt(&mut tx, db).await? {
+            if let Some(reply) = op.attempt(&mut tx, db, woken).await? {
                 self.commit(tx).await?;
                 drop(guard);
                 return Ok(reply);
@@ -191,7 +206,7 @@ impl KvServer {
                 }
             };
             tokio::select! {
-                () = guard.notified() => {}
+                () = guard.notified() => woken = true,
                 () = timed_out => return Ok(Reply::NullArray),
                 () = disconnect.fired() => return Ok(Reply::NullArray),
             }

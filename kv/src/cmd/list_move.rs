@@ -117,10 +117,28 @@ pub async fn mpop(
     end: End,
     count: u64,
 ) -> KvResult<Option<(Bytes, Vec<Bytes>)>> {
+    mpop_lists(tx, db, keys, end, count, false).await
+}
+
+/// [`mpop`]; with `skip_other_types`, a key holding another type counts as empty instead of
+/// failing with WRONGTYPE (a blocked client re-trying after a wake-up, as Redis: only a list
+/// serves it).
+pub async fn mpop_lists(
+    tx: &mut KvTxn<'_>,
+    db: u8,
+    keys: &[Bytes],
+    end: End,
+    count: u64,
+    skip_other_types: bool,
+) -> KvResult<Option<(Bytes, Vec<Bytes>)>> {
     let refs: Vec<&[u8]> = keys.iter().map(Bytes::as_ref).collect();
     tx.lock_keys(db, &refs).await?;
     for key in keys {
-        if let Some(mut list) = lock_list(tx, db, key).await? {
+        let list = match lock_list(tx, db, key).await {
+            Err(e) if skip_other_types && e.is_wrong_type() => None,
+            other => other?,
+        };
+        if let Some(mut list) = list {
             let popped = pop(tx, db, key, &mut list, end, count).await?;
             save_list(tx, db, key, &list).await?;
             return Ok(Some((key.clone(), popped)));
