@@ -296,8 +296,9 @@ pub fn hrandfield(tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
         Some(raw) => {
             let n = parse_i64(raw)?;
             if n == i64::MIN {
+                // Redis's wording, as for SRANDMEMBER / ZRANDMEMBER.
                 return Err(KvError::command(
-                    "ERR value is out of range, must be between -9223372036854775807 and 9223372036854775807",
+                    "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807",
                 ));
             }
             Some(n)
