@@ -297,15 +297,23 @@ pub fn client(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvRes
 
 fn client_list(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvResult<Reply> {
     let mut ids: Option<Vec<u64>> = None;
+    // Every client here is a normal one; the other Redis types are valid and list nobody.
+    let mut only_other_type = false;
     let mut i = 2;
     while let Some(option) = args.get(i) {
         if is(option, "TYPE") {
             let kind = arg(args, i + 1)?;
             if !is(kind, "normal") {
-                return Err(KvError::command(format!(
-                    "ERR Unknown client type '{}'",
-                    lossy(kind)
-                )));
+                if !["master", "replica", "slave", "pubsub"]
+                    .iter()
+                    .any(|t| is(kind, t))
+                {
+                    return Err(KvError::command(format!(
+                        "ERR Unknown client type '{}'",
+                        lossy(kind)
+                    )));
+                }
+                only_other_type = true;
             }
             i += 2;
         } else if is(option, "ID") && i + 1 < args.len() {
@@ -326,7 +334,7 @@ fn client_list(server: &KvServer, session: &mut Session, args: &[Bytes]) -> KvRe
     session.sync_entry();
     let mut out = String::new();
     for entry in server.clients.entries() {
-        if ids.as_ref().is_none_or(|ids| ids.contains(&entry.id)) {
+        if !only_other_type && ids.as_ref().is_none_or(|ids| ids.contains(&entry.id)) {
             out.push_str(&entry.describe());
             out.push('\n');
         }
