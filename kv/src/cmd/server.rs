@@ -172,18 +172,38 @@ const CONFIG_HELP: &[&str] = &[
 pub fn config(server: &KvServer, args: &[Bytes]) -> KvResult<Reply> {
     let sub = arg(args, 1)?;
     if is(sub, "GET") {
+        // As Redis 7.0: names match case-insensitively; a plain name (no glob characters)
+        // answers under the name as the client spelled it; each parameter appears once.
         let params = config_params(server);
-        let mut out = Vec::new();
-        for (name, value) in &params {
-            let hit = args
-                .iter()
-                .skip(2)
-                .any(|p| glob_match(&p.to_ascii_lowercase(), name.as_bytes()));
-            if hit {
-                out.push((Reply::bulk(name), Reply::bulk(value)));
+        let mut found: Vec<(Bytes, &String)> = Vec::new();
+        for pattern in args.iter().skip(2) {
+            let is_glob = pattern.iter().any(|c| matches!(c, b'*' | b'?' | b'['));
+            for (name, value) in &params {
+                let hit = if is_glob {
+                    glob_match(&pattern.to_ascii_lowercase(), name.as_bytes())
+                } else {
+                    pattern.eq_ignore_ascii_case(name.as_bytes())
+                };
+                if hit
+                    && !found
+                        .iter()
+                        .any(|(n, _)| n.eq_ignore_ascii_case(name.as_bytes()))
+                {
+                    let shown = if is_glob {
+                        Bytes::from_static(name.as_bytes())
+                    } else {
+                        pattern.clone()
+                    };
+                    found.push((shown, value));
+                }
             }
         }
-        Ok(Reply::Map(out))
+        Ok(Reply::Map(
+            found
+                .into_iter()
+                .map(|(name, value)| (Reply::Bulk(name), Reply::bulk(value)))
+                .collect(),
+        ))
     } else if is(sub, "SET") {
         Err(KvError::command(
             "ERR CONFIG SET is not supported: change the configuration file and restart the server",
