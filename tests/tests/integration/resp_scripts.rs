@@ -17,6 +17,9 @@
 //! #! resp2 | #! resp3     the file runs under that protocol only (default: both)
 //! #! since 7.4            needs Redis 7.4 (skipped against an older reference; the expected
 //!                         replies then come from the Redis documentation)
+//! #! requirepass PW       runs against a server that requires password PW (Orcinus: a server
+//!                         of its own started with it; a reference: CONFIG SET requirepass for
+//!                         the file's duration); such a file is `#! resp2`
 //! > SET k "a b"           send on connection `main` and read the reply; args split as redis-cli
 //! b> BLPOP q 0            the same on connection `b` (opened on first use; under RESP3 every
 //!                         connection first sends HELLO 3)
@@ -52,7 +55,7 @@ mod expect;
 mod script;
 mod wire;
 
-use crate::harness::TestServer;
+use crate::harness::{TEST_CONFIG, TestServer};
 use expect::{Proto, complete, exact, matches, show};
 use script::{Action, Script, Step};
 use std::collections::{HashMap, VecDeque};
@@ -271,8 +274,20 @@ impl Run<'_> {
     }
 }
 
-fn flushall(addr: SocketAddr) -> Result<(), String> {
+/// A RESP2 connection, authenticated with `password` if there is one.
+fn admin(addr: SocketAddr, password: Option<&str>) -> Result<Connection, String> {
     let mut admin = open(addr, Proto::Resp2)?;
+    if let Some(password) = password {
+        match admin.call(&["AUTH", password]) {
+            Ok(Value::Simple(ok)) if ok == "OK" => {}
+            other => return Err(format!("AUTH failed: {other:?}")),
+        }
+    }
+    Ok(admin)
+}
+
+fn flushall(addr: SocketAddr, password: Option<&str>) -> Result<(), String> {
+    let mut admin = admin(addr, password)?;
     match admin.call(&["FLUSHALL"]) {
         Ok(Value::Simple(ok)) if ok == "OK" => Ok(()),
         other => Err(format!("FLUSHALL failed: {other:?}")),
@@ -411,14 +426,36 @@ fn resp_scripts() {
             skipped.push(name);
             continue;
         }
+        let password = script.requirepass.as_deref();
+        // A password-protected file gets a server of its own (Orcinus) or sets the password on
+        // the reference for its duration.
+        let mut own_server = match (password, &target) {
+            (Some(pw), Target::Orcinus(_)) => Some(Target::Orcinus(
+                TestServer::builder()
+                    .config(&format!("{TEST_CONFIG}[resp]\nrequirepass = \"{pw}\"\n"))
+                    .start(),
+            )),
+            (Some(pw), Target::Reference(addr)) => {
+                let set = admin(*addr, None).and_then(|mut c| {
+                    c.call(&["CONFIG", "SET", "requirepass", pw])
+                        .map_err(|e| e.to_string())
+                });
+                if let Err(e) = set {
+                    failures.push(format!("{name}: CONFIG SET requirepass: {e}"));
+                }
+                None
+            }
+            (None, _) => None,
+        };
         let mut runs = Vec::new();
         for &proto in &script.protocols {
-            if let Err(e) = flushall(target.addr()) {
+            let server = own_server.as_mut().unwrap_or(&mut target);
+            if let Err(e) = flushall(server.addr(), password) {
                 failures.push(format!("{name}: {e}"));
                 continue;
             }
             let mut run = Run {
-                target: &mut target,
+                target: server,
                 proto,
                 file: name.clone(),
                 conns: HashMap::new(),
@@ -429,6 +466,15 @@ fn resp_scripts() {
             steps += run.replies.len();
             failures.append(&mut run.failures);
             runs.push((proto, run.replies));
+        }
+        if let (Some(pw), Target::Reference(addr)) = (password, &target) {
+            let reset = admin(*addr, Some(pw)).and_then(|mut c| {
+                c.call(&["CONFIG", "SET", "requirepass", ""])
+                    .map_err(|e| e.to_string())
+            });
+            if let Err(e) = reset {
+                failures.push(format!("{name}: resetting requirepass: {e}"));
+            }
         }
         if completing {
             rewrite(path, &script, &runs);

@@ -63,6 +63,8 @@ pub struct Script {
     pub protocols: Vec<Proto>,
     /// `#! since X.Y`: the Redis version that introduced what the file tests.
     pub since: Option<(u32, u32)>,
+    /// `#! requirepass PASSWORD`: run against a server that requires it.
+    pub requirepass: Option<String>,
     pub steps: Vec<Step>,
     pub lines: Vec<String>,
 }
@@ -176,6 +178,7 @@ pub fn parse(text: &str) -> Result<Script, String> {
     let mut script = Script {
         protocols: vec![Proto::Resp2, Proto::Resp3],
         since: None,
+        requirepass: None,
         steps: Vec::new(),
         lines: Vec::new(),
     };
@@ -189,6 +192,7 @@ pub fn parse(text: &str) -> Result<Script, String> {
             match directive.split_whitespace().collect::<Vec<_>>().as_slice() {
                 ["resp2"] => script.protocols = vec![Proto::Resp2],
                 ["resp3"] => script.protocols = vec![Proto::Resp3],
+                ["requirepass", password] => script.requirepass = Some((*password).to_string()),
                 ["since", v] => {
                     script.since = Some(parse_version(v).ok_or_else(|| at("bad version".into()))?)
                 }
@@ -253,6 +257,13 @@ pub fn parse(text: &str) -> Result<Script, String> {
             }
         }
         script.steps.push(step);
+    }
+    if script.requirepass.is_some() && script.protocols != [Proto::Resp2] {
+        return Err(
+            "a `#! requirepass` file must also be `#! resp2` (its connections start \
+                    unauthenticated, so they cannot send HELLO 3 first)"
+                .into(),
+        );
     }
     script.lines = lines;
     Ok(script)
