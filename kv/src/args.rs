@@ -46,9 +46,10 @@ pub fn parse_f64(raw: &[u8]) -> KvResult<f64> {
     Ok(value)
 }
 
-/// Formats a float the way Redis prints INCRBYFLOAT results: fixed notation, no trailing
-/// zeros. Redis computes in `long double`; we round to 15 significant digits first so that
-/// sums such as 0.1 + 0.2 print as `0.3` as they do there.
+/// Formats a float the way Redis prints INCRBYFLOAT results (`%.17Lf`, then trailing zeros
+/// and point removed): fixed notation, at most 17 decimals. Redis computes in `long double`;
+/// we round to 15 significant digits first so that sums such as 0.1 + 0.2 print as `0.3` as
+/// they do there (a value that rounding would overflow is kept as it is).
 #[must_use]
 pub fn format_float(value: f64) -> String {
     if value.is_infinite() {
@@ -58,9 +59,58 @@ pub fn format_float(value: f64) -> String {
             "-inf".into()
         };
     }
-    let rounded: f64 = format!("{value:.14e}").parse().unwrap_or(value);
-    let text = format!("{rounded}");
-    if text == "-0" { "0".into() } else { text }
+    let rounded = format!("{value:.14e}")
+        .parse::<f64>()
+        .ok()
+        .filter(|r| r.is_finite())
+        .unwrap_or(value);
+    let text = round_decimals(&format!("{rounded}"), 17);
+    let text = match text.split_once('.') {
+        Some(_) => text.trim_end_matches('0').trim_end_matches('.'),
+        None => text.as_str(),
+    };
+    if text == "-0" {
+        "0".into()
+    } else {
+        text.into()
+    }
+}
+
+/// Rounds a plain decimal text (`-123.456…`, no exponent) to at most `places` decimals, half
+/// up.
+fn round_decimals(text: &str, places: usize) -> String {
+    let (sign, body) = match text.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", text),
+    };
+    let Some((int, frac)) = body.split_once('.') else {
+        return text.to_string();
+    };
+    let Some(next) = frac.as_bytes().get(places) else {
+        return text.to_string();
+    };
+    let mut digits: Vec<u8> = int.bytes().chain(frac.bytes().take(places)).collect();
+    if *next >= b'5' {
+        let mut carry = true;
+        for d in digits.iter_mut().rev() {
+            if *d == b'9' {
+                *d = b'0';
+            } else {
+                *d += 1;
+                carry = false;
+                break;
+            }
+        }
+        if carry {
+            digits.insert(0, b'1');
+        }
+    }
+    let (int, frac) = digits.split_at(digits.len().saturating_sub(places));
+    format!(
+        "{sign}{}.{}",
+        String::from_utf8_lossy(int),
+        String::from_utf8_lossy(frac)
+    )
 }
 
 /// Case-insensitive ASCII equality of an argument with an option name.
@@ -113,5 +163,13 @@ mod tests {
         assert_eq!(format_float(5000.0), "5000");
         assert_eq!(format_float(-0.0), "0");
         assert_eq!(format_float(1.0e20), "100000000000000000000");
+        // %.17Lf: at most 17 decimals.
+        assert_eq!(format_float(1.5e-20), "0");
+        assert_eq!(format_float(-1.5e-20), "0");
+        assert_eq!(format_float(1.5e-17), "0.00000000000000002");
+        assert_eq!(format_float(0.999_999_999_999_999_999), "1");
+        assert_eq!(format_float(1e-5), "0.00001");
+        // Rounding to 15 digits would overflow; the value itself is printed.
+        assert!(format_float(f64::MAX).starts_with("17976931348623157"));
     }
 }
