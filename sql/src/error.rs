@@ -270,6 +270,11 @@ pub enum SqlError {
     /// 1262: a LOAD DATA line has more fields than target columns (an error in strict mode).
     #[error("Row {0} was truncated; it contained more data than there were input columns")]
     TooManyRecords(u64),
+    /// 1263: LOAD DATA read NULL for a NOT NULL column (an error in strict mode).
+    #[error(
+        "Column set to default value; NULL supplied to NOT NULL column '{column}' at row {row}"
+    )]
+    NullToNotNull { column: String, row: usize },
     /// 1105: the storage engine failed (I/O, poisoned, shutting down).
     #[error("Storage engine error: {0}")]
     Storage(StorageError),
@@ -345,6 +350,7 @@ impl SqlError {
             Self::FileNotFound { .. } => 29,
             Self::TooFewRecords(_) => 1261,
             Self::TooManyRecords(_) => 1262,
+            Self::NullToNotNull { .. } => 1263,
             Self::Storage(_) | Self::Internal(_) | Self::QueryFailed(_) => 1105,
         }
     }
@@ -381,6 +387,7 @@ impl SqlError {
             | Self::LocalInfileDisabled => "42000",
             Self::QueryInterrupted => "70100",
             Self::TooFewRecords(_) | Self::TooManyRecords(_) => "01000",
+            Self::NullToNotNull { .. } => "22004",
             Self::UnknownThread(_)
             | Self::NotThreadOwner(_)
             | Self::SecureFilePriv
@@ -429,7 +436,9 @@ impl SqlError {
             | Self::LocalInfileDisabled => ErrorKind::Access,
             Self::QueryInterrupted => ErrorKind::Interrupted,
             Self::UnknownThread(_) | Self::FileNotFound { .. } => ErrorKind::NotFound,
-            Self::TooFewRecords(_) | Self::TooManyRecords(_) => ErrorKind::InvalidInput,
+            Self::TooFewRecords(_) | Self::TooManyRecords(_) | Self::NullToNotNull { .. } => {
+                ErrorKind::InvalidInput
+            }
             Self::NonexistingGrant { .. } => ErrorKind::NotFound,
             Self::PluginNotLoaded(_) => ErrorKind::Unsupported,
             Self::CannotUser { .. }

@@ -372,19 +372,13 @@ async fn load_record(
             }
         }
         if d.is_null() && !col.nullable {
-            let e = SqlError::NotNull(col.name.clone());
-            if !plan.lenient {
-                return Err(e);
-            }
-            warnings.push(Warning {
-                level: "Warning",
-                code: 1263,
-                message: format!(
-                    "Column set to default value; NULL supplied to NOT NULL column '{}' at row {rowno}",
-                    col.name
-                ),
-            });
-            d = convert::implicit_default(col.ty).ok_or(e)?;
+            let e = SqlError::NullToNotNull {
+                column: col.name.clone(),
+                row: rowno,
+            };
+            let default = convert::implicit_default(col.ty);
+            problem(e, &mut warnings)?;
+            d = default.ok_or_else(|| SqlError::NotNull(col.name.clone()))?;
         }
         full.push(d);
     }

@@ -20,6 +20,7 @@ use std::time::Instant;
 use crate::accounts::{self, AccountStore};
 use crate::engine::{PreparedPlan, SessionState, SqlExecutor};
 use crate::error::{SqlError, SqlResult};
+use crate::load::Warning;
 use crate::result::StatementResult;
 use crate::sql_text::{split_statements, unwrap_executable_comment};
 use crate::value;
@@ -28,12 +29,16 @@ use super::column::ColumnDef;
 use super::convert;
 use super::credentials::Account;
 use super::dispatch::{self, Route};
+use super::load_data::LoadSettings;
 use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
 };
 use super::probe::Probe;
-use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
+use super::processlist::{Process, ProcessList};
+use super::traits::{
+    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
+};
 use super::value::Value;
 use super::variables::{SessionVariables, VariableDefaults};
 
@@ -51,6 +56,7 @@ pub struct SqlFrontend {
     accounts: Arc<AccountStore>,
     defaults: VariableDefaults,
     counters: Arc<ServerCounters>,
+    processes: Arc<ProcessList>,
 }
 
 impl SqlFrontend {
@@ -70,6 +76,7 @@ impl SqlFrontend {
                 sessions: AtomicU64::new(0),
                 questions: AtomicU64::new(0),
             }),
+            processes: Arc::new(ProcessList::default()),
         })
     }
 }
@@ -92,7 +99,20 @@ impl SqlEngine for SqlFrontend {
             self.executor.use_database(&mut state, db)?;
         }
         self.counters.sessions.fetch_add(1, Ordering::Relaxed);
+        let process = self.processes.register(
+            context.connection_id,
+            &context.user,
+            &context.host,
+            context.database.as_deref(),
+        );
         Ok(FrontendSession {
+            processes: Arc::clone(&self.processes),
+            process,
+            load_settings: LoadSettings {
+                local_infile: self.defaults.local_infile,
+                secure_file_priv: self.defaults.secure_file_priv.clone(),
+            },
+            warnings: Vec::new(),
             executor: Arc::clone(&self.executor),
             accounts: Arc::clone(&self.accounts),
             counters: Arc::clone(&self.counters),
@@ -126,22 +146,55 @@ pub struct FrontendSession {
     last_statement_id: StatementId,
     /// Statements this session ran (`SHOW SESSION STATUS LIKE 'Questions'`).
     pub(super) questions: u64,
+    /// The server's sessions (KILL, SHOW PROCESSLIST) and this session's entry.
+    pub(super) processes: Arc<ProcessList>,
+    pub(super) process: Arc<Process>,
+    pub(super) load_settings: LoadSettings,
+    /// Conditions of the last statement that raised any (`SHOW WARNINGS`).
+    pub(super) warnings: Vec<Warning>,
 }
 
 impl Drop for FrontendSession {
     fn drop(&mut self) {
         self.state.reset();
+        self.processes.remove(&self.process);
         self.counters.sessions.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
 impl FrontendSession {
-    async fn run(&mut self, statement: &str) -> SqlResult<QueryOutcome> {
+    /// Runs one statement inside this session's interrupt scope (KILL QUERY), with the
+    /// process list showing it while it runs.
+    async fn run<I: LocalInfile>(
+        &mut self,
+        statement: &str,
+        infile: &mut I,
+    ) -> SqlResult<QueryOutcome> {
         let statement = unwrap_executable_comment(statement);
         self.questions += 1;
         self.counters.questions.fetch_add(1, Ordering::Relaxed);
-        let result = match dispatch::route(statement) {
+        let process = Arc::clone(&self.process);
+        process.begin_statement(statement, self.state.database());
+        let interrupt = process.interrupt.clone();
+        let result = interrupt.scope(self.run_routed(statement, infile)).await;
+        process.end_statement(self.state.database());
+        result
+    }
+
+    async fn run_routed<I: LocalInfile>(
+        &mut self,
+        statement: &str,
+        infile: &mut I,
+    ) -> SqlResult<QueryOutcome> {
+        let route = dispatch::route(statement);
+        if !matches!(route, Route::SessionState(Probe::ShowWarnings)) {
+            self.warnings.clear();
+        }
+        let result = match route {
             Route::SessionState(probe) => return self.answer(probe).await,
+            Route::LoadData => return self.load_data(statement, infile).await,
+            Route::Kill => return self.kill(statement),
+            Route::ProcessList(full) => return Ok(self.show_processlist(full)),
             Route::Show(name) => {
                 dispatch::show_statement(&self.executor, self.state.database(), statement, &name)?
             }
@@ -234,6 +287,14 @@ impl SqlSession for FrontendSession {
     }
 
     async fn query(&mut self, sql: &str) -> QueryResponse {
+        self.query_with_infile(sql, &mut NoLocalInfile).await
+    }
+
+    async fn query_with_infile<I: LocalInfile>(
+        &mut self,
+        sql: &str,
+        infile: &mut I,
+    ) -> QueryResponse {
         let statements = split_statements(sql);
         if statements.is_empty() {
             return QueryResponse::failed(SqlError::EmptyQuery);
@@ -247,7 +308,7 @@ impl SqlSession for FrontendSession {
         }
         let mut response = QueryResponse::default();
         for statement in statements {
-            match self.run(statement).await {
+            match self.run(statement, infile).await {
                 Ok(outcome) => response.completed.push(ExecutedStatement {
                     outcome,
                     status: self.status(),
@@ -315,7 +376,11 @@ impl SqlSession for FrontendSession {
                 };
                 (Prepared::SessionState(probe), 0, columns)
             }
-            Route::Show(_) | Route::Accounts(_) => {
+            Route::Show(_)
+            | Route::Accounts(_)
+            | Route::LoadData
+            | Route::Kill
+            | Route::ProcessList(_) => {
                 return Err(SqlError::UnsupportedInPreparedStatement);
             }
         };
@@ -353,11 +418,18 @@ impl SqlSession for FrontendSession {
                 return self.answer(probe).await;
             }
         };
-        let result = self
-            .executor
-            .execute_prepared(&mut self.state, plan, &params)
-            .await?;
-        Ok(self.outcome(result))
+        self.warnings.clear();
+        let process = Arc::clone(&self.process);
+        process.begin_statement("(prepared statement)", self.state.database());
+        let interrupt = process.interrupt.clone();
+        let result = interrupt
+            .scope(
+                self.executor
+                    .execute_prepared(&mut self.state, plan, &params),
+            )
+            .await;
+        process.end_statement(self.state.database());
+        Ok(self.outcome(result?))
     }
 
     fn close_prepared(&mut self, id: StatementId) {
@@ -371,6 +443,10 @@ impl SqlSession for FrontendSession {
         self.variables.reset();
         self.prepared.clear();
         Ok(())
+    }
+
+    fn killed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        Arc::clone(&self.process).wait_killed()
     }
 
     async fn close(mut self) {

@@ -17,8 +17,11 @@ mod convert;
 mod credentials;
 mod dispatch;
 mod frontend;
+mod kill;
+mod load_data;
 mod outcome;
 mod probe;
+mod processlist;
 #[cfg(test)]
 mod tests;
 mod traits;
@@ -36,6 +39,8 @@ pub use outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
 };
-pub use traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
+pub use traits::{
+    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
+};
 pub use value::{Date, DateTime, Time, Value};
 pub use variables::{SessionVariables, VariableDefaults, VariableValue};

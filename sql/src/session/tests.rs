@@ -14,6 +14,8 @@ fn defaults() -> VariableDefaults {
         net_write_timeout: 60,
         max_connections: 4096,
         lock_wait_timeout: 2,
+        local_infile: true,
+        secure_file_priv: None,
     }
 }
 
