@@ -8,7 +8,9 @@
 //! (a running statement is interrupted first); a LOAD DATA LOCAL transfer is always read to its
 //! end (the client's empty packet), even when the statement failed, so the stream stays in step.
 
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -60,6 +62,9 @@ struct Connection<E: SqlEngine, S> {
     writer: ResultWriter,
     nonce: [u8; NONCE_LEN],
     statements: StatementTable,
+    /// Resolves when the current session is killed (`KILL CONNECTION`); replaced with the
+    /// session on COM_CHANGE_USER.
+    killed: Pin<Box<dyn Future<Output = ()> + Send>>,
 }
 
 /// What the command loop does after a command.
@@ -83,9 +88,11 @@ pub async fn run<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send>(
     };
     stream.set_max_packet(setup.max_allowed_packet);
     stream.set_timeouts(setup.net_read_timeout, setup.net_write_timeout);
+    let killed = Box::pin(session.killed());
     let mut conn = Connection {
         stream,
         setup,
+        killed,
         session,
         writer: ResultWriter { capabilities },
         nonce,
@@ -112,12 +119,11 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
         } else {
             self.setup.wait_timeout
         };
-        let mut killed = std::pin::pin!(self.session.killed());
         loop {
             self.stream.reset_sequence();
             let read = tokio::select! {
                 biased;
-                () = &mut killed => {
+                () = &mut self.killed => {
                     tracing::debug!(connection_id = self.setup.connection_id, "connection killed");
                     return Ok(());
                 }
@@ -396,6 +402,7 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                 self.statements.clear();
                 let old = std::mem::replace(&mut self.session, new_session);
                 old.close().await;
+                self.killed = Box::pin(self.session.killed());
                 self.ok();
                 Ok(Next::Continue)
             }

@@ -141,7 +141,7 @@ impl RecordReader {
             loop {
                 let Some(c) = at(i) else {
                     // Unterminated enclosure: at the end of input the field ends here.
-                    return self.eof.then(|| (Some(value), i, true));
+                    return self.eof.then_some((Some(value), i, true));
                 };
                 if Some(c) == f.escaped_by && f.escaped_by != Some(e) {
                     let Some(next) = at(i + 1) else {

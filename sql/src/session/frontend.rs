@@ -196,7 +196,20 @@ impl FrontendSession {
             Route::Kill => return self.kill(statement),
             Route::ProcessList(full) => return Ok(self.show_processlist(full)),
             Route::Show(name) => {
-                dispatch::show_statement(&self.executor, self.state.database(), statement, &name)?
+                let view = if mentions_processlist(statement) {
+                    self.processlist_view(statement)?
+                } else {
+                    None
+                };
+                match view {
+                    Some(result) => result,
+                    None => dispatch::show_statement(
+                        &self.executor,
+                        self.state.database(),
+                        statement,
+                        &name,
+                    )?,
+                }
             }
             Route::Accounts(name) => {
                 accounts::account_statement(
@@ -260,6 +273,16 @@ impl FrontendSession {
             }
         }
     }
+}
+
+/// True if `statement` may read information_schema.PROCESSLIST (its rows come from the
+/// session's process list, not the catalog).
+fn mentions_processlist(statement: &str) -> bool {
+    const NAME: &[u8] = b"processlist";
+    statement
+        .as_bytes()
+        .windows(NAME.len())
+        .any(|w| w.eq_ignore_ascii_case(NAME))
 }
 
 /// The matched-row count of an UPDATE's info text (`Rows matched: 3  Changed: 1  Warnings: 0`).

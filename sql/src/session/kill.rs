@@ -5,9 +5,14 @@
 //! except expressions, 1235 naming them); a user without the global privileges sees and kills
 //! only sessions of the same user name (MySQL's PROCESS / CONNECTION_ADMIN rule).
 
+use datafusion::sql::sqlparser::ast::Statement;
+
 use crate::accounts;
 use crate::error::{SqlError, SqlResult};
+use crate::result::StatementResult;
 use crate::sql_text::{Token, tokenize};
+use crate::types::Datum;
+use crate::{information_schema, plan};
 
 use super::column::{ColumnDef, ColumnFlags, ColumnType};
 use super::frontend::FrontendSession;
@@ -112,6 +117,36 @@ impl FrontendSession {
             rows,
             warnings: 0,
         })
+    }
+
+    /// A SELECT over `information_schema.PROCESSLIST`, with the rows this user may see; `None`
+    /// if the statement reads another view (the caller answers it from the catalog).
+    pub(super) fn processlist_view(&self, statement: &str) -> SqlResult<Option<StatementResult>> {
+        let parsed = plan::parse(statement)?;
+        let [Statement::Query(q)] = parsed.as_slice() else {
+            return Ok(None);
+        };
+        let bytes = |s: &str| Datum::Bytes(s.as_bytes().to_vec());
+        let rows = self
+            .processes
+            .rows(&self.context.user, self.is_admin(), true)
+            .into_iter()
+            .map(|r| {
+                vec![
+                    Datum::UInt(u64::from(r.id)),
+                    bytes(&r.user),
+                    bytes(&r.host),
+                    r.db.as_deref().map_or(Datum::Null, bytes),
+                    bytes(r.command),
+                    Datum::Int(i64::try_from(r.time).unwrap_or(i64::MAX)),
+                    bytes(r.state),
+                    r.info.as_deref().map_or(Datum::Null, bytes),
+                ]
+            })
+            .collect();
+        let snap = self.executor.catalog().snapshot();
+        information_schema::execute_query_with(&snap, self.state.database(), q, &[], Some(rows))
+            .transpose()
     }
 
     /// `SHOW WARNINGS`: the conditions of the last statement that raised any.

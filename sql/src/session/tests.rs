@@ -118,8 +118,8 @@ async fn failed_set_changes_nothing_and_unsupported_is_named() {
         Some(SqlError::WrongValueForVariable { .. })
     ));
     assert!(s.status().autocommit);
-    let r = s.query("SHOW PROCESSLIST").await;
-    assert!(matches!(r.error, Some(SqlError::NotSupported(ref n)) if n == "SHOW PROCESSLIST"));
+    let r = s.query("SHOW PROFILES").await;
+    assert!(matches!(r.error, Some(SqlError::NotSupported(ref n)) if n == "SHOW PROFILES"));
     let r = s
         .query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
         .await;

@@ -1,7 +1,7 @@
 //! KILL over the wire, as the `mysql` client's Ctrl-C does it (a second connection sending
 //! `KILL QUERY id`): a long analytical query and a statement waiting on a row lock end with
 //! 1317 and their connections keep working; `KILL CONNECTION` closes the connection and rolls
-//! back its transaction; SHOW PROCESSLIST lists sessions under the ids `CONNECTION_ID()`
+//! back its transaction; SHOW PROCESSLIST and information_schema.PROCESSLIST list sessions under the ids `CONNECTION_ID()`
 //! reports; unknown ids are 1094 and other users' sessions 1095.
 
 use crate::harness::TestServer;
@@ -236,6 +236,27 @@ fn users_without_global_privileges_see_and_kill_only_their_own_sessions() {
             .await
             .unwrap();
         assert_eq!(users, vec!["app".to_string(), "app".to_string()]);
+        let visible: Option<u64> = app
+            .query_first("SELECT COUNT(*) FROM information_schema.PROCESSLIST")
+            .await
+            .unwrap();
+        assert_eq!(visible, Some(2));
+        let own: Option<(u64, String, String)> = app2
+            .query_first(format!(
+                "SELECT ID, USER, INFO FROM information_schema.processlist WHERE ID = {app2_id}"
+            ))
+            .await
+            .unwrap();
+        assert_eq!(
+            own,
+            Some((
+                u64::from(app2_id),
+                "app".to_string(),
+                format!(
+                    "SELECT ID, USER, INFO FROM information_schema.processlist WHERE ID = {app2_id}"
+                )
+            ))
+        );
         let (code, _, message) =
             server_error(app.query_drop(format!("KILL {root_id}")).await.unwrap_err());
         assert_eq!(
