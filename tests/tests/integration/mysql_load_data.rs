@@ -129,6 +129,30 @@ fn load_data_local_with_mysql_async_reports_mysql_info_and_warnings() {
         // The connection is in step after the transfer.
         let one: Option<u32> = conn.query_first("SELECT 1").await.unwrap();
         assert_eq!(one, Some(1));
+
+        // A LOCAL load that fails part-way (a date that cannot be stored even leniently) stops
+        // reading, the rest of the client's file is discarded, nothing is loaded, and the
+        // connection stays in step.
+        conn.query_drop("CREATE TABLE d (id INT PRIMARY KEY, day DATE)")
+            .await
+            .unwrap();
+        let dates = dir.path().join("dates.txt");
+        let mut text = String::from("1\t2024-01-02\n2\tnot a date\n");
+        for i in 3..50_000 {
+            text.push_str(&format!("{i}\t2024-01-03\n"));
+        }
+        std::fs::write(&dates, text).unwrap();
+        let mut conn = local_conn(&server, &dates).await;
+        let err = conn
+            .query_drop(format!(
+                "LOAD DATA LOCAL INFILE '{}' INTO TABLE d",
+                dates.display()
+            ))
+            .await
+            .unwrap_err();
+        assert_eq!(server_error(err).0, 1366);
+        let count: Option<u64> = conn.query_first("SELECT COUNT(*) FROM d").await.unwrap();
+        assert_eq!(count, Some(0));
     });
 }
 
