@@ -23,12 +23,14 @@ use crate::error::{SqlError, SqlResult};
 use crate::load::Warning;
 use crate::result::StatementResult;
 use crate::sql_text::{split_statements, unwrap_executable_comment};
+use crate::types::Datum;
 use crate::value;
 
 use super::column::ColumnDef;
 use super::convert;
 use super::credentials::Account;
 use super::dispatch::{self, Route};
+use super::functions;
 use super::load_data::LoadSettings;
 use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
@@ -113,6 +115,9 @@ impl SqlEngine for SqlFrontend {
                 secure_file_priv: self.defaults.secure_file_priv.clone(),
             },
             warnings: Vec::new(),
+            user_variables: HashMap::new(),
+            row_count: 0,
+            found_rows: 0,
             executor: Arc::clone(&self.executor),
             accounts: Arc::clone(&self.accounts),
             counters: Arc::clone(&self.counters),
@@ -152,6 +157,11 @@ pub struct FrontendSession {
     pub(super) load_settings: LoadSettings,
     /// Conditions of the last statement that raised any (`SHOW WARNINGS`).
     pub(super) warnings: Vec<Warning>,
+    /// User variables (`SET @a = …`), by lower-case name.
+    user_variables: HashMap<String, Datum>,
+    /// `ROW_COUNT()` and `FOUND_ROWS()` after the last statement.
+    row_count: i64,
+    found_rows: u64,
 }
 
 impl Drop for FrontendSession {
@@ -178,7 +188,65 @@ impl FrontendSession {
         let interrupt = process.interrupt.clone();
         let result = interrupt.scope(self.run_routed(statement, infile)).await;
         process.end_statement(self.state.database());
+        if let Ok(outcome) = &result {
+            (self.row_count, self.found_rows) = match outcome {
+                QueryOutcome::Rows(rs) => (-1, rs.rows.len() as u64),
+                QueryOutcome::Done(ok) => (
+                    i64::try_from(ok.affected_rows).unwrap_or(i64::MAX),
+                    self.found_rows,
+                ),
+            };
+        }
         result
+    }
+
+    fn session_values(&self) -> functions::SessionValues<'_> {
+        functions::SessionValues {
+            version: self.variables.version(),
+            connection_id: self.context.connection_id,
+            user: format!("{}@{}", self.context.user, self.context.host),
+            current_user: format!("{}@%", self.context.user),
+            database: self.state.database(),
+            last_insert_id: self.state.last_insert_id(),
+            row_count: self.row_count,
+            found_rows: self.found_rows,
+            user_variables: &self.user_variables,
+        }
+    }
+
+    /// Runs `statement` in the executor, with session functions and user variables replaced by
+    /// their values first (`functions.rs`).
+    async fn run_executor(&mut self, statement: &str) -> SqlResult<StatementResult> {
+        let rewritten = functions::rewrite(statement, &self.session_values())?;
+        let text = rewritten.as_deref().unwrap_or(statement);
+        let mut last = None;
+        for result in self.executor.execute(&mut self.state, text).await {
+            last = Some(result?);
+        }
+        last.ok_or(SqlError::EmptyQuery)
+    }
+
+    /// `SET @a = expr, …`: every expression is evaluated (as `SELECT expr`) before any is set.
+    async fn set_user_variables(
+        &mut self,
+        assignments: Vec<(String, String)>,
+    ) -> SqlResult<QueryOutcome> {
+        let mut values = Vec::with_capacity(assignments.len());
+        for (name, expr) in assignments {
+            let value = match self.run_executor(&format!("SELECT {expr}")).await? {
+                StatementResult::Rows { rows, .. } => rows
+                    .into_iter()
+                    .next()
+                    .and_then(|row| row.into_iter().next())
+                    .unwrap_or(Datum::Null),
+                StatementResult::Affected { .. } => {
+                    return Err(SqlError::Internal("SELECT returned no rows".into()));
+                }
+            };
+            values.push((name, value));
+        }
+        self.user_variables.extend(values);
+        Ok(QueryOutcome::Done(OkSummary::default()))
     }
 
     async fn run_routed<I: LocalInfile>(
@@ -189,6 +257,9 @@ impl FrontendSession {
         let route = dispatch::route(statement);
         if !matches!(route, Route::SessionState(Probe::ShowWarnings)) {
             self.warnings.clear();
+        }
+        if let Some(assignments) = functions::parse_user_variable_set(statement) {
+            return self.set_user_variables(assignments?).await;
         }
         let result = match route {
             Route::SessionState(probe) => return self.answer(probe).await,
@@ -221,13 +292,7 @@ impl FrontendSession {
                 )
                 .await?
             }
-            Route::Executor => {
-                let mut last = None;
-                for result in self.executor.execute(&mut self.state, statement).await {
-                    last = Some(result?);
-                }
-                last.ok_or(SqlError::EmptyQuery)?
-            }
+            Route::Executor => self.run_executor(statement).await?,
         };
         Ok(self.outcome(result))
     }

@@ -17,6 +17,7 @@ mod convert;
 mod credentials;
 mod dispatch;
 mod frontend;
+mod functions;
 mod kill;
 mod load_data;
 mod outcome;

@@ -244,6 +244,15 @@ impl SessionVariables {
         Self { by_name }
     }
 
+    /// `@@version` as text.
+    #[must_use]
+    pub fn version(&self) -> &str {
+        match self.by_name.get("version").map(|v| &v.value) {
+            Some(VariableValue::Text(t)) => t,
+            _ => "",
+        }
+    }
+
     /// The value of `name` (case-insensitive; `tx_isolation` is an alias).
     pub fn get(&self, name: &str) -> SqlResult<&VariableValue> {
         let key = canonical_name(name);
