@@ -8,8 +8,11 @@
 //!   (the server's process list);
 //! - account statements (`CREATE/ALTER/DROP/RENAME USER`, `GRANT`, `REVOKE`, `SET PASSWORD`,
 //!   `SHOW GRANTS`) go to `crate::accounts::account_statement` (the shared account table);
+//! - `SET @var = …` assigns user variables (`functions.rs`);
 //! - everything else goes to the executor ([`crate::SqlExecutor`]), whose SELECT shapes the
-//!   fast path cannot run end in `plan::unsupported_shape` and go to the analytical executor.
+//!   fast path cannot run end in `plan::unsupported_shape` and go to the analytical executor;
+//!   session functions (`VERSION()`, `CONNECTION_ID()`, …) and `@var`s in it are first replaced
+//!   by their values (`functions.rs`).
 //!
 //! Invariants: routing looks only at the statement's leading words (comments skipped) and, for
 //! `information_schema`, at its identifiers, so it never tokenizes a long INSERT; a statement

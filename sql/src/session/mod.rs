@@ -8,7 +8,9 @@
 //!
 //! [`SqlFrontend`] is the engine the server serves: it routes each statement once
 //! (`dispatch.rs`) to the session-state answers (`answers.rs`, from the typed variable store in
-//! `variables.rs`), the metadata and account modules, or the executor ([`crate::SqlExecutor`]).
+//! `variables.rs`), the metadata and account modules, LOAD DATA (`load_data.rs`), KILL and the
+//! process list (`kill.rs`, `processlist.rs`), or the executor ([`crate::SqlExecutor`], after
+//! `functions.rs` has replaced session functions and user variables by their values).
 //! Executor values and columns cross the boundary through one conversion (`convert.rs`).
 
 mod answers;
