@@ -88,7 +88,10 @@ impl KvError {
         match self {
             Self::Command(_) => ErrorKind::Command,
             Self::Storage(e) => match e.kind() {
-                StorageKind::Deadlock | StorageKind::LockWaitTimeout => ErrorKind::Retryable,
+                // KV commands run in no interrupt scope; an interruption would be retryable.
+                StorageKind::Deadlock | StorageKind::LockWaitTimeout | StorageKind::Interrupted => {
+                    ErrorKind::Retryable
+                }
                 StorageKind::Unavailable => ErrorKind::Unavailable,
                 StorageKind::DirectoryLocked | StorageKind::InvalidArgument | StorageKind::Io => {
                     ErrorKind::Internal

@@ -127,6 +127,37 @@ impl SessionState {
         }
     }
 
+    /// The transaction a write statement outside this file (LOAD DATA) runs in, by `run_dml`'s
+    /// rules: the open one; a new open one when autocommit is off; else a statement-local one
+    /// placed in `local`, which the caller commits when the statement succeeds.
+    pub(crate) fn write_transaction<'a>(
+        &'a mut self,
+        engine: &Engine,
+        local: &'a mut Option<Transaction>,
+    ) -> &'a mut Transaction {
+        self.warnings = 0;
+        match (&mut self.txn, self.autocommit) {
+            (Some(t), _) => t,
+            (slot @ None, false) => slot.insert(engine.begin()),
+            (None, true) => local.insert(engine.begin()),
+        }
+    }
+
+    /// Records the end of such a statement: its warning count and generated AUTO_INCREMENT id
+    /// on success; on a failure that rolls back the transaction, the rollback.
+    pub(crate) fn finish_write(&mut self, result: Result<(u16, Option<u64>), &SqlError>) {
+        match result {
+            Ok((warnings, generated)) => {
+                self.warnings = warnings;
+                if let Some(id) = generated {
+                    self.last_insert_id = id;
+                }
+            }
+            Err(e) if e.rolls_back_transaction() => self.reset(),
+            Err(_) => {}
+        }
+    }
+
     async fn commit_open(&mut self) -> SqlResult<()> {
         if let Some(txn) = self.txn.take() {
             txn.commit().await?;
@@ -182,6 +213,11 @@ impl SqlExecutor {
             catalog,
             analytics: AnalyticsEngine::new(analytics),
         }))
+    }
+
+    /// The storage engine (statements outside this file open their transactions on it).
+    pub(crate) fn storage(&self) -> &Engine {
+        &self.engine
     }
 
     /// The catalog (metadata statements and COM_FIELD_LIST read its snapshot).

@@ -238,6 +238,43 @@ pub enum SqlError {
     /// specific MySQL error (the message says why).
     #[error("{0}")]
     QueryFailed(String),
+    /// 1317: KILL QUERY interrupted the statement; none of its writes were applied.
+    #[error("Query execution was interrupted")]
+    QueryInterrupted,
+    /// 1094: KILL named a connection id that does not exist.
+    #[error("Unknown thread id: {0}")]
+    UnknownThread(u64),
+    /// 1095: KILL of another user's connection without the admin privilege.
+    #[error("You are not owner of thread {0}")]
+    NotThreadOwner(u64),
+    /// 1290: server-side LOAD DATA is disabled or outside `secure_file_priv`.
+    #[error(
+        "The MySQL server is running with the --secure-file-priv option so it cannot execute this statement"
+    )]
+    SecureFilePriv,
+    /// 3948: LOAD DATA LOCAL while `local_infile` is off or the client did not enable it.
+    #[error(
+        "Loading local data is disabled; this must be enabled on both the client and server sides"
+    )]
+    LocalInfileDisabled,
+    /// 29: LOAD DATA could not open its (server-side) file.
+    #[error("File '{path}' not found (OS errno {errno} - {reason})")]
+    FileNotFound {
+        path: String,
+        errno: i32,
+        reason: String,
+    },
+    /// 1261: a LOAD DATA line has fewer fields than target columns (an error in strict mode).
+    #[error("Row {0} doesn't contain data for all columns")]
+    TooFewRecords(u64),
+    /// 1262: a LOAD DATA line has more fields than target columns (an error in strict mode).
+    #[error("Row {0} was truncated; it contained more data than there were input columns")]
+    TooManyRecords(u64),
+    /// 1263: LOAD DATA read NULL for a NOT NULL column (an error in strict mode).
+    #[error(
+        "Column set to default value; NULL supplied to NOT NULL column '{column}' at row {row}"
+    )]
+    NullToNotNull { column: String, row: usize },
     /// 1105: the storage engine failed (I/O, poisoned, shutting down).
     #[error("Storage engine error: {0}")]
     Storage(StorageError),
@@ -305,6 +342,15 @@ impl SqlError {
             Self::WrongStringLength { .. } => 1470,
             Self::MemoryCapacityExceeded { .. } => 3170,
             Self::ViewColumnCount => 1353,
+            Self::QueryInterrupted => 1317,
+            Self::UnknownThread(_) => 1094,
+            Self::NotThreadOwner(_) => 1095,
+            Self::SecureFilePriv => 1290,
+            Self::LocalInfileDisabled => 3948,
+            Self::FileNotFound { .. } => 29,
+            Self::TooFewRecords(_) => 1261,
+            Self::TooManyRecords(_) => 1262,
+            Self::NullToNotNull { .. } => 1263,
             Self::Storage(_) | Self::Internal(_) | Self::QueryFailed(_) => 1105,
         }
     }
@@ -337,7 +383,15 @@ impl SqlError {
             | Self::DbAccessDenied { .. }
             | Self::NonexistingGrant { .. }
             | Self::PasswordNoMatch
-            | Self::CantCreateUserWithGrant => "42000",
+            | Self::CantCreateUserWithGrant
+            | Self::LocalInfileDisabled => "42000",
+            Self::QueryInterrupted => "70100",
+            Self::TooFewRecords(_) | Self::TooManyRecords(_) => "01000",
+            Self::NullToNotNull { .. } => "22004",
+            Self::UnknownThread(_)
+            | Self::NotThreadOwner(_)
+            | Self::SecureFilePriv
+            | Self::FileNotFound { .. } => "HY000",
             Self::AccessDenied { .. } => "28000",
             Self::NoDatabaseSelected => "3D000",
             Self::NoTablesUsed
@@ -376,7 +430,15 @@ impl SqlError {
         match self {
             Self::AccessDenied { .. }
             | Self::DbAccessDenied { .. }
-            | Self::SpecificAccessDenied(_) => ErrorKind::Access,
+            | Self::SpecificAccessDenied(_)
+            | Self::NotThreadOwner(_)
+            | Self::SecureFilePriv
+            | Self::LocalInfileDisabled => ErrorKind::Access,
+            Self::QueryInterrupted => ErrorKind::Interrupted,
+            Self::UnknownThread(_) | Self::FileNotFound { .. } => ErrorKind::NotFound,
+            Self::TooFewRecords(_) | Self::TooManyRecords(_) | Self::NullToNotNull { .. } => {
+                ErrorKind::InvalidInput
+            }
             Self::NonexistingGrant { .. } => ErrorKind::NotFound,
             Self::PluginNotLoaded(_) => ErrorKind::Unsupported,
             Self::CannotUser { .. }
@@ -449,6 +511,7 @@ impl From<StorageError> for SqlError {
         match e.kind() {
             StorageErrorKind::Deadlock => Self::Deadlock,
             StorageErrorKind::LockWaitTimeout => Self::LockWaitTimeout,
+            StorageErrorKind::Interrupted => Self::QueryInterrupted,
             _ => Self::Storage(e),
         }
     }
@@ -477,6 +540,8 @@ pub enum ErrorKind {
     Conflict,
     /// The storage engine failed or is unavailable.
     Storage,
+    /// The statement was interrupted (KILL QUERY); the session and transaction remain.
+    Interrupted,
     /// A bug in Orcinus.
     Internal,
 }

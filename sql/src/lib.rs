@@ -25,6 +25,7 @@ pub mod engine;
 pub mod error;
 pub mod expr;
 pub mod information_schema;
+pub mod load;
 pub mod plan;
 pub mod result;
 pub mod rowio;

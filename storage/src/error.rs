@@ -15,6 +15,9 @@ pub enum StorageError {
     /// A lock could not be acquired within the configured lock-wait timeout.
     #[error("lock wait timeout exceeded; try restarting transaction")]
     LockWaitTimeout,
+    /// The statement's [`crate::Interrupt`] fired (KILL QUERY) while it waited.
+    #[error("query execution was interrupted")]
+    Interrupted,
     /// A sync (or a journal write) failed earlier; the engine accepts no more writes.
     #[error("storage engine is poisoned after a failed sync; restart the server")]
     Poisoned,
@@ -45,6 +48,8 @@ pub enum ErrorKind {
     Deadlock,
     /// Transaction conflict: lock wait timed out (retryable).
     LockWaitTimeout,
+    /// The statement was interrupted (KILL QUERY); nothing of the wait's work was applied.
+    Interrupted,
     /// The engine is poisoned or shutting down: fatal for the server.
     Unavailable,
     /// Start-up problem with the data directory.
@@ -62,6 +67,7 @@ impl StorageError {
         match self {
             Self::Deadlock => ErrorKind::Deadlock,
             Self::LockWaitTimeout => ErrorKind::LockWaitTimeout,
+            Self::Interrupted => ErrorKind::Interrupted,
             Self::Poisoned | Self::ShuttingDown => ErrorKind::Unavailable,
             Self::DirectoryLocked(_) => ErrorKind::DirectoryLocked,
             Self::InvalidKeyspaceName(_) | Self::InvalidKey(_) => ErrorKind::InvalidArgument,

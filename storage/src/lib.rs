@@ -16,6 +16,7 @@ mod config;
 mod engine;
 mod error;
 mod group_commit;
+mod interrupt;
 mod journal_sync;
 mod lock_manager;
 mod slice;
@@ -24,6 +25,7 @@ mod transaction;
 
 pub use batch::WriteBatch;
 pub use group_commit::DurabilityTicket;
+pub use interrupt::{Interrupt, interruptible};
 
 /// Longest key the engine stores (the LSM's limit).
 pub const MAX_KEY_LEN: usize = 65_535;

@@ -72,7 +72,9 @@ impl LockManager {
             inner.waiting_on.insert(txn, key.clone());
             rx
         };
-        let granted = tokio::time::timeout(self.timeout, rx).await;
+        // A fired interrupt (KILL QUERY) ends the wait like a timeout does: the cleanup below
+        // removes this waiter, and the caller's statement fails with `Interrupted`.
+        let granted = crate::interrupt::interruptible(tokio::time::timeout(self.timeout, rx)).await;
         let mut inner = self.inner.lock();
         inner.waiting_on.remove(&txn);
         let holds = inner.locks.get(&key).is_some_and(|e| e.holder == txn);
@@ -83,7 +85,8 @@ impl LockManager {
             entry.waiters.retain(|(w, _)| *w != txn);
         }
         match granted {
-            Err(_elapsed) => Err(StorageError::LockWaitTimeout),
+            Err(interrupted) => Err(interrupted),
+            Ok(Err(_elapsed)) => Err(StorageError::LockWaitTimeout),
             // The grant went to us but we no longer hold it: cannot happen while we are the
             // only one releasing our own locks; treat as a timeout rather than proceed unlocked.
             Ok(_) => Err(StorageError::LockWaitTimeout),

@@ -3,13 +3,18 @@
 //! Invariants: a command is answered completely before the next is read; a malformed command
 //! gets an ERR and the connection goes on; a protocol error that loses the stream position
 //! (oversized packet, out-of-order sequence, I/O) ends the connection after a best-effort ERR;
-//! the session is always closed (rolling back its transaction) when the connection ends.
+//! the session is always closed (rolling back its transaction) when the connection ends;
+//! `KILL CONNECTION` from another session ends the connection at the next command boundary
+//! (a running statement is interrupted first); a LOAD DATA LOCAL transfer is always read to its
+//! end (the client's empty packet), even when the statement failed, so the stream stays in step.
 
+use std::future::Future;
 use std::net::IpAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use orcinus_sql::session::{SqlEngine, SqlError, SqlSession};
+use orcinus_sql::session::{LocalInfile, SqlEngine, SqlError, SqlSession};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use super::codec::WireReader;
@@ -57,6 +62,9 @@ struct Connection<E: SqlEngine, S> {
     writer: ResultWriter,
     nonce: [u8; NONCE_LEN],
     statements: StatementTable,
+    /// Resolves when the current session is killed (`KILL CONNECTION`); replaced with the
+    /// session on COM_CHANGE_USER.
+    killed: Pin<Box<dyn Future<Output = ()> + Send>>,
 }
 
 /// What the command loop does after a command.
@@ -80,9 +88,11 @@ pub async fn run<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send>(
     };
     stream.set_max_packet(setup.max_allowed_packet);
     stream.set_timeouts(setup.net_read_timeout, setup.net_write_timeout);
+    let killed = Box::pin(session.killed());
     let mut conn = Connection {
         stream,
         setup,
+        killed,
         session,
         writer: ResultWriter { capabilities },
         nonce,
@@ -111,7 +121,14 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
         };
         loop {
             self.stream.reset_sequence();
-            let read = tokio::time::timeout(idle_limit, self.stream.read_packet()).await;
+            let read = tokio::select! {
+                biased;
+                () = &mut self.killed => {
+                    tracing::debug!(connection_id = self.setup.connection_id, "connection killed");
+                    return Ok(());
+                }
+                read = tokio::time::timeout(idle_limit, self.stream.read_packet()) => read,
+            };
             let Ok(read) = read else {
                 self.writer
                     .error(&mut self.stream, &ErrPacket::idle_timeout());
@@ -265,7 +282,15 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                 return Ok(());
             }
         };
-        let mut response = self.session.query(sql).await;
+        let mut infile = ClientInfile {
+            stream: &mut self.stream,
+            enabled: self.writer.capabilities & capability::LOCAL_FILES != 0,
+            read_timeout: self.setup.net_read_timeout,
+            state: InfileState::NotRequested,
+            broken: None,
+        };
+        let mut response = self.session.query_with_infile(sql, &mut infile).await;
+        infile.finish().await?;
         if response.completed.is_empty() && response.error.is_none() {
             // Every query must be answered; an engine that returned nothing has a bug.
             response.error = Some(SqlError::Internal("query produced no result".into()));
@@ -377,6 +402,7 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                 self.statements.clear();
                 let old = std::mem::replace(&mut self.session, new_session);
                 old.close().await;
+                self.killed = Box::pin(self.session.killed());
                 self.ok();
                 Ok(Next::Continue)
             }
@@ -384,6 +410,96 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
                 self.writer.error(&mut self.stream, &e);
                 Ok(Next::Close)
             }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum InfileState {
+    NotRequested,
+    Streaming,
+    Done,
+}
+
+/// LOAD DATA LOCAL over this connection: the LOCAL INFILE request (0xFB and the file name),
+/// then the client's file as packets up to an empty one.
+struct ClientInfile<'a, S> {
+    stream: &'a mut PacketStream<S>,
+    /// The client negotiated CLIENT_LOCAL_FILES.
+    enabled: bool,
+    read_timeout: Duration,
+    state: InfileState,
+    /// The protocol error that broke the transfer; it ends the connection.
+    broken: Option<ProtocolError>,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin + Send> ClientInfile<'_, S> {
+    fn lost(&mut self, e: ProtocolError) -> SqlError {
+        let message = format!("Lost connection to the client during LOAD DATA LOCAL: {e}");
+        self.broken = Some(e);
+        self.state = InfileState::Done;
+        SqlError::QueryFailed(message)
+    }
+
+    async fn read(&mut self) -> Result<Vec<u8>, ProtocolError> {
+        tokio::time::timeout(self.read_timeout, self.stream.read_packet())
+            .await
+            .map_err(|_| {
+                ProtocolError::Io(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    "timed out waiting for LOCAL INFILE data",
+                ))
+            })?
+    }
+
+    /// After the statement: reads whatever the client still sends of its file, or reports
+    /// the error that broke the transfer.
+    async fn finish(mut self) -> Result<(), ProtocolError> {
+        if let Some(e) = self.broken.take() {
+            return Err(e);
+        }
+        while self.state == InfileState::Streaming {
+            if self.read().await?.is_empty() {
+                self.state = InfileState::Done;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin + Send> LocalInfile for ClientInfile<'_, S> {
+    fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    async fn request(&mut self, file_name: &str) -> Result<(), SqlError> {
+        if self.state != InfileState::NotRequested {
+            return Err(SqlError::Internal("a second LOCAL INFILE request".into()));
+        }
+        let mut payload = Vec::with_capacity(1 + file_name.len());
+        payload.push(0xFB);
+        payload.extend_from_slice(file_name.as_bytes());
+        self.stream.write_packet(&payload);
+        match self.stream.flush().await {
+            Ok(()) => {
+                self.state = InfileState::Streaming;
+                Ok(())
+            }
+            Err(e) => Err(self.lost(e)),
+        }
+    }
+
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, SqlError> {
+        if self.state != InfileState::Streaming {
+            return Ok(None);
+        }
+        match self.read().await {
+            Ok(packet) if packet.is_empty() => {
+                self.state = InfileState::Done;
+                Ok(None)
+            }
+            Ok(packet) => Ok(Some(packet)),
+            Err(e) => Err(self.lost(e)),
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod capability {
     pub const FOUND_ROWS: u32 = 1 << 1;
     pub const LONG_FLAG: u32 = 1 << 2;
     pub const CONNECT_WITH_DB: u32 = 1 << 3;
+    pub const LOCAL_FILES: u32 = 1 << 7;
     pub const PROTOCOL_41: u32 = 1 << 9;
     pub const INTERACTIVE: u32 = 1 << 10;
     pub const SSL: u32 = 1 << 11;
@@ -25,12 +26,13 @@ pub mod capability {
 }
 
 /// What this server advertises. Not advertised (and therefore never used by a conforming
-/// client): SSL, COMPRESS, LOCAL_FILES, SESSION_TRACK, QUERY_ATTRIBUTES, IGNORE_SPACE (it would
+/// client): SSL, COMPRESS, SESSION_TRACK, QUERY_ATTRIBUTES, IGNORE_SPACE (it would
 /// change how the SQL layer parses function names).
 pub const SERVER_CAPABILITIES: u32 = capability::LONG_PASSWORD
     | capability::FOUND_ROWS
     | capability::LONG_FLAG
     | capability::CONNECT_WITH_DB
+    | capability::LOCAL_FILES
     | capability::PROTOCOL_41
     | capability::INTERACTIVE
     | capability::TRANSACTIONS

@@ -68,6 +68,14 @@ pub struct MysqlSettings {
     pub net_read_timeout_secs: u64,
     /// Seconds to send a response (MySQL `net_write_timeout`).
     pub net_write_timeout_secs: u64,
+    /// Whether `LOAD DATA LOCAL INFILE` is allowed (MySQL `local_infile`). On by default, as in
+    /// MariaDB (MySQL 8.0 defaults to off): the client must enable it as well, and it only ever
+    /// sends a file its user named, so the server gains no access to anything.
+    pub local_infile: bool,
+    /// The directory server-side `LOAD DATA INFILE` may read from (MySQL `secure_file_priv`),
+    /// relative to the data directory; `"NULL"` disables server-side loads, `""` allows any
+    /// file. The default, `mysql-files`, is created inside the data directory on start.
+    pub secure_file_priv: String,
 }
 
 impl Default for MysqlSettings {
@@ -79,6 +87,8 @@ impl Default for MysqlSettings {
             interactive_timeout_secs: 28_800,
             net_read_timeout_secs: 30,
             net_write_timeout_secs: 60,
+            local_infile: true,
+            secure_file_priv: "mysql-files".to_owned(),
         }
     }
 }
@@ -116,6 +126,7 @@ pub fn open_sql(
     accounts: Arc<AccountStore>,
 ) -> Result<SqlFrontend, SqlError> {
     let lock_wait_ms = storage.config().lock_wait_timeout_ms;
+    let secure_file_priv = secure_file_dir(&settings.secure_file_priv, &storage.config().path)?;
     let defaults = VariableDefaults {
         version: constants::SERVER_VERSION.to_owned(),
         max_allowed_packet: settings.max_allowed_packet,
@@ -125,8 +136,32 @@ pub fn open_sql(
         net_write_timeout: settings.net_write_timeout_secs,
         max_connections: settings.max_connections as u64,
         lock_wait_timeout: lock_wait_ms.div_ceil(1000),
+        local_infile: settings.local_infile,
+        secure_file_priv,
     };
     SqlFrontend::open(storage, defaults, accounts)
+}
+
+/// The `secure_file_priv` directory: `None` for "NULL", an empty path for "" (any file), else
+/// the directory (relative to `data_dir`), created if missing.
+fn secure_file_dir(
+    setting: &str,
+    data_dir: &std::path::Path,
+) -> Result<Option<std::path::PathBuf>, SqlError> {
+    if setting.eq_ignore_ascii_case("NULL") {
+        return Ok(None);
+    }
+    if setting.is_empty() {
+        return Ok(Some(std::path::PathBuf::new()));
+    }
+    let dir = data_dir.join(setting);
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        SqlError::QueryFailed(format!(
+            "cannot create secure_file_priv directory {}: {e}",
+            dir.display()
+        ))
+    })?;
+    Ok(Some(dir))
 }
 
 /// Serves MySQL clients on `listener` with any SQL engine. Invalid settings are an

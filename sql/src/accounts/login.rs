@@ -43,6 +43,16 @@ pub fn database_access(store: &AccountStore, user: &str, host: &str, db: &str) -
     store.check_database_access(user, session_client(host)?, db)
 }
 
+/// True if the account `user` connected from `host` holds the global privileges (ALL ON `*.*`:
+/// what MySQL's FILE, PROCESS and CONNECTION_ADMIN checks need here).
+#[must_use]
+pub fn has_global_privileges(store: &AccountStore, user: &str, host: &str) -> bool {
+    session_client(host)
+        .ok()
+        .and_then(|client| store.find_for_login(user, client))
+        .is_some_and(|r| r.privileges.global_all)
+}
+
 /// The account `user` logs in as from `client`, if any (`SqlEngine::lookup_account_from`).
 #[must_use]
 pub fn login_account(store: &AccountStore, user: &str, client: IpAddr) -> Option<Account> {

@@ -23,7 +23,10 @@ mod store;
 mod tests;
 
 pub use execute::{Invoker, execute, execute_sql};
-pub use login::{account_named, account_statement, database_access, login_account, session_client};
+pub use login::{
+    account_named, account_statement, database_access, has_global_privileges, login_account,
+    session_client,
+};
 pub use parse::{AccountStatement, AuthSpec, GrantLevel, UserRef, UserSpec, recognize};
 pub use record::{
     ACCOUNT_FORMAT_V1, AccountName, AccountPlugin, AccountPrivileges, AccountRecord,

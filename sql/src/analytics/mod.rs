@@ -135,8 +135,22 @@ impl AnalyticsEngine {
     }
 
     /// Runs one query statement over `reader` and returns its result set. `params` bind the
-    /// statement's `?` placeholders in order.
+    /// statement's `?` placeholders in order. The statement's interrupt (KILL QUERY) drops the
+    /// running plan and its DataFusion stream and fails the query with 1317.
     pub async fn execute(
+        &self,
+        catalog: Arc<CatalogSnapshot>,
+        data: Keyspace,
+        reader: Arc<dyn RowReader>,
+        current_db: Option<&str>,
+        stmt: &Statement,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        let run = self.execute_uninterrupted(catalog, data, reader, current_db, stmt, params);
+        orcinus_storage::interruptible(run).await?
+    }
+
+    async fn execute_uninterrupted(
         &self,
         catalog: Arc<CatalogSnapshot>,
         data: Keyspace,

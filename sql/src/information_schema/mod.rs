@@ -1,7 +1,8 @@
 //! information_schema: the virtual database MySQL clients and tools read metadata from, computed
 //! on every query from one catalog snapshot (nothing is stored). It holds the views SCHEMATA,
-//! TABLES, COLUMNS, STATISTICS, TABLE_CONSTRAINTS, KEY_COLUMN_USAGE, CHARACTER_SETS, COLLATIONS
-//! and ENGINES with MySQL 8.0's columns, and lists itself among the databases.
+//! TABLES, COLUMNS, STATISTICS, TABLE_CONSTRAINTS, KEY_COLUMN_USAGE, CHARACTER_SETS, COLLATIONS,
+//! ENGINES and PROCESSLIST (whose rows the session supplies: the server's sessions) with MySQL
+//! 8.0's columns, and lists itself among the databases.
 //!
 //! Layout: `views.rs` defines the views' columns, `rows.rs` computes their rows, `metadata.rs`
 //! holds how MySQL describes columns and keys (shared with the SHOW statements, which are
@@ -18,5 +19,5 @@ pub mod query;
 pub mod rows;
 pub mod views;
 
-pub use query::{describe_query, execute_query, reads_information_schema};
+pub use query::{describe_query, execute_query, execute_query_with, reads_information_schema};
 pub use views::{INFORMATION_SCHEMA, SystemView, is_information_schema};

@@ -169,12 +169,28 @@ pub fn execute_query(
     q: &Query,
     params: &[Datum],
 ) -> Option<SqlResult<StatementResult>> {
+    execute_query_with(snap, current_db, q, params, None)
+}
+
+/// [`execute_query`] with the rows of PROCESSLIST (the server's sessions, which only a session
+/// can supply; without them a query over PROCESSLIST fails with 1235).
+pub fn execute_query_with(
+    snap: &CatalogSnapshot,
+    current_db: Option<&str>,
+    q: &Query,
+    params: &[Datum],
+    processlist: Option<Vec<Vec<Datum>>>,
+) -> Option<SqlResult<StatementResult>> {
     let bound = bind(q, current_db)?;
     Some(bound.and_then(|(view, plan)| {
         if params.len() != plan.param_count {
             return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
         }
-        select::execute_over_rows(&plan, view_rows(view, snap)?, params, 0)
+        let rows = match (view, processlist) {
+            (SystemView::Processlist, Some(rows)) => rows,
+            _ => view_rows(view, snap)?,
+        };
+        select::execute_over_rows(&plan, rows, params, 0)
     }))
 }
 

@@ -141,6 +141,13 @@ fn all_tables(snap: &CatalogSnapshot) -> SqlResult<Vec<DescribedTable>> {
 /// The rows of `view`.
 pub fn view_rows(view: SystemView, snap: &CatalogSnapshot) -> SqlResult<Vec<Vec<Datum>>> {
     Ok(match view {
+        // The sessions are not in the catalog: a session supplies these rows
+        // (`query::execute_query_with`); any other path is refused rather than shown empty.
+        SystemView::Processlist => {
+            return Err(SqlError::unsupported(
+                "information_schema.PROCESSLIST outside a client session",
+            ));
+        }
         SystemView::Schemata => database_names(snap)
             .iter()
             .map(|db| schemata_row(db))

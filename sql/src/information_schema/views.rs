@@ -1,5 +1,6 @@
 //! The columns of the information_schema views this server computes (SCHEMATA, TABLES, COLUMNS,
-//! STATISTICS, TABLE_CONSTRAINTS, KEY_COLUMN_USAGE, CHARACTER_SETS, COLLATIONS, ENGINES): names, order, types and nullability as MySQL 8.0 defines them, and the
+//! STATISTICS, TABLE_CONSTRAINTS, KEY_COLUMN_USAGE, CHARACTER_SETS, COLLATIONS, ENGINES,
+//! PROCESSLIST): names, order, types and nullability as MySQL 8.0 defines them, and the
 //! [`TableDef`] each view is bound as, so queries over a view reuse the SELECT binder.
 //!
 //! Invariant: a view's rows (built in `rows.rs`) have exactly the columns listed here, in order.
@@ -34,6 +35,18 @@ const fn c(name: &'static str, ty: SqlType, nullable: bool) -> ViewColumn {
 const fn varchar(len: u32) -> SqlType {
     SqlType::Varchar { len }
 }
+
+/// Rows come from the server's sessions, not the catalog (see `query::execute_query_with`).
+const PROCESSLIST: &[ViewColumn] = &[
+    c("ID", BIGU, false),
+    c("USER", varchar(32), false),
+    c("HOST", varchar(261), false),
+    c("DB", NAME, true),
+    c("COMMAND", varchar(16), false),
+    c("TIME", SqlType::Int { unsigned: false }, false),
+    c("STATE", NAME, true),
+    c("INFO", SqlType::Text, true),
+];
 
 const SCHEMATA: &[ViewColumn] = &[
     c("CATALOG_NAME", NAME, false),
@@ -177,16 +190,18 @@ pub enum SystemView {
     Engines,
     TableConstraints,
     KeyColumnUsage,
+    Processlist,
 }
 
 impl SystemView {
     /// Every view, in name order.
-    pub const ALL: [Self; 9] = [
+    pub const ALL: [Self; 10] = [
         Self::CharacterSets,
         Self::Collations,
         Self::Columns,
         Self::Engines,
         Self::KeyColumnUsage,
+        Self::Processlist,
         Self::Schemata,
         Self::Statistics,
         Self::TableConstraints,
@@ -206,6 +221,7 @@ impl SystemView {
             Self::Engines => "ENGINES",
             Self::TableConstraints => "TABLE_CONSTRAINTS",
             Self::KeyColumnUsage => "KEY_COLUMN_USAGE",
+            Self::Processlist => "PROCESSLIST",
         }
     }
 
@@ -230,6 +246,7 @@ impl SystemView {
             Self::Engines => ENGINES,
             Self::TableConstraints => TABLE_CONSTRAINTS,
             Self::KeyColumnUsage => KEY_COLUMN_USAGE,
+            Self::Processlist => PROCESSLIST,
         }
     }
 

@@ -57,19 +57,7 @@ impl FrontendSession {
                 self.executor.use_database(&mut self.state, &db)?;
                 Ok(done())
             }
-            Probe::ShowWarnings => Ok(QueryOutcome::Rows(ResultSet {
-                columns: vec![
-                    ColumnDef::new("Level", ColumnType::VarChar).with_length(28),
-                    ColumnDef::new("Code", ColumnType::Long)
-                        .with_flags(ColumnFlags::UNSIGNED.with(ColumnFlags::NOT_NULL))
-                        .with_length(4),
-                    ColumnDef::new("Message", ColumnType::VarChar).with_length(2048),
-                ],
-                // The executor raises no warnings: strict mode turns every problem into an
-                // error, so the list is always empty.
-                rows: Vec::new(),
-                warnings: 0,
-            })),
+            Probe::ShowWarnings => Ok(self.show_warnings()),
             Probe::ShowVariables { like } => {
                 let rows = self
                     .variables

@@ -4,10 +4,15 @@
 //!   are answered from the session's typed variable store and state;
 //! - `SHOW …`, `DESCRIBE table` and queries naming `information_schema` go to
 //!   [`show_statement`] (the catalog's metadata views);
+//! - `LOAD DATA` goes to `load_data.rs`; `KILL` and `SHOW [FULL] PROCESSLIST` to `kill.rs`
+//!   (the server's process list);
 //! - account statements (`CREATE/ALTER/DROP/RENAME USER`, `GRANT`, `REVOKE`, `SET PASSWORD`,
 //!   `SHOW GRANTS`) go to `crate::accounts::account_statement` (the shared account table);
+//! - `SET @var = …` assigns user variables (`functions.rs`);
 //! - everything else goes to the executor ([`crate::SqlExecutor`]), whose SELECT shapes the
-//!   fast path cannot run end in `plan::unsupported_shape` and go to the analytical executor.
+//!   fast path cannot run end in `plan::unsupported_shape` and go to the analytical executor;
+//!   session functions (`VERSION()`, `CONNECTION_ID()`, …) and `@var`s in it are first replaced
+//!   by their values (`functions.rs`).
 //!
 //! Invariants: routing looks only at the statement's leading words (comments skipped) and, for
 //! `information_schema`, at its identifiers, so it never tokenizes a long INSERT; a statement
@@ -31,6 +36,12 @@ pub(super) enum Route {
     Show(String),
     /// Account management. Carries the statement's name.
     Accounts(String),
+    /// `LOAD DATA [LOCAL] INFILE`.
+    LoadData,
+    /// `KILL [CONNECTION | QUERY] id`.
+    Kill,
+    /// `SHOW [FULL] PROCESSLIST`; true for FULL.
+    ProcessList(bool),
     /// The SQL executor.
     Executor,
 }
@@ -50,6 +61,12 @@ pub(super) fn route(statement: &str) -> Route {
         }
         ("GRANT" | "REVOKE", _) => return Route::Accounts(first.to_owned()),
         ("SHOW", "GRANTS") => return Route::Accounts("SHOW GRANTS".to_owned()),
+        ("LOAD", "DATA") => return Route::LoadData,
+        ("KILL", _) => return Route::Kill,
+        ("SHOW", "PROCESSLIST") if lead.len() == 2 => return Route::ProcessList(false),
+        ("SHOW", "FULL") if word(2) == "PROCESSLIST" && lead.len() == 3 => {
+            return Route::ProcessList(true);
+        }
         _ => {}
     }
     if matches!(first, "SELECT" | "SET" | "USE" | "SHOW")
@@ -162,6 +179,13 @@ mod tests {
         assert_eq!(route("CREATE TABLE t (a INT)"), Route::Executor);
         assert_eq!(route("SELECT c FROM t WHERE id = 1"), Route::Executor);
         assert_eq!(route("SET GLOBAL autocommit = 0"), Route::Executor);
+        assert_eq!(
+            route("LOAD DATA LOCAL INFILE 'f' INTO TABLE t"),
+            Route::LoadData
+        );
+        assert_eq!(route("kill query 5"), Route::Kill);
+        assert_eq!(route("SHOW PROCESSLIST"), Route::ProcessList(false));
+        assert_eq!(route("show full processlist"), Route::ProcessList(true));
     }
 
     #[test]

@@ -20,20 +20,27 @@ use std::time::Instant;
 use crate::accounts::{self, AccountStore};
 use crate::engine::{PreparedPlan, SessionState, SqlExecutor};
 use crate::error::{SqlError, SqlResult};
+use crate::load::Warning;
 use crate::result::StatementResult;
 use crate::sql_text::{split_statements, unwrap_executable_comment};
+use crate::types::Datum;
 use crate::value;
 
 use super::column::ColumnDef;
 use super::convert;
 use super::credentials::Account;
 use super::dispatch::{self, Route};
+use super::functions;
+use super::load_data::LoadSettings;
 use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
 };
 use super::probe::Probe;
-use super::traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
+use super::processlist::{Process, ProcessList};
+use super::traits::{
+    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
+};
 use super::value::Value;
 use super::variables::{SessionVariables, VariableDefaults};
 
@@ -51,6 +58,7 @@ pub struct SqlFrontend {
     accounts: Arc<AccountStore>,
     defaults: VariableDefaults,
     counters: Arc<ServerCounters>,
+    processes: Arc<ProcessList>,
 }
 
 impl SqlFrontend {
@@ -70,6 +78,7 @@ impl SqlFrontend {
                 sessions: AtomicU64::new(0),
                 questions: AtomicU64::new(0),
             }),
+            processes: Arc::new(ProcessList::default()),
         })
     }
 }
@@ -92,7 +101,23 @@ impl SqlEngine for SqlFrontend {
             self.executor.use_database(&mut state, db)?;
         }
         self.counters.sessions.fetch_add(1, Ordering::Relaxed);
+        let process = self.processes.register(
+            context.connection_id,
+            &context.user,
+            &context.host,
+            context.database.as_deref(),
+        );
         Ok(FrontendSession {
+            processes: Arc::clone(&self.processes),
+            process,
+            load_settings: LoadSettings {
+                local_infile: self.defaults.local_infile,
+                secure_file_priv: self.defaults.secure_file_priv.clone(),
+            },
+            warnings: Vec::new(),
+            user_variables: HashMap::new(),
+            row_count: 0,
+            found_rows: 0,
             executor: Arc::clone(&self.executor),
             accounts: Arc::clone(&self.accounts),
             counters: Arc::clone(&self.counters),
@@ -126,24 +151,136 @@ pub struct FrontendSession {
     last_statement_id: StatementId,
     /// Statements this session ran (`SHOW SESSION STATUS LIKE 'Questions'`).
     pub(super) questions: u64,
+    /// The server's sessions (KILL, SHOW PROCESSLIST) and this session's entry.
+    pub(super) processes: Arc<ProcessList>,
+    pub(super) process: Arc<Process>,
+    pub(super) load_settings: LoadSettings,
+    /// Conditions of the last statement that raised any (`SHOW WARNINGS`).
+    pub(super) warnings: Vec<Warning>,
+    /// User variables (`SET @a = …`), by lower-case name.
+    user_variables: HashMap<String, Datum>,
+    /// `ROW_COUNT()` and `FOUND_ROWS()` after the last statement.
+    row_count: i64,
+    found_rows: u64,
 }
 
 impl Drop for FrontendSession {
     fn drop(&mut self) {
         self.state.reset();
+        self.processes.remove(&self.process);
         self.counters.sessions.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
 impl FrontendSession {
-    async fn run(&mut self, statement: &str) -> SqlResult<QueryOutcome> {
+    /// Runs one statement inside this session's interrupt scope (KILL QUERY), with the
+    /// process list showing it while it runs.
+    async fn run<I: LocalInfile>(
+        &mut self,
+        statement: &str,
+        infile: &mut I,
+    ) -> SqlResult<QueryOutcome> {
         let statement = unwrap_executable_comment(statement);
         self.questions += 1;
         self.counters.questions.fetch_add(1, Ordering::Relaxed);
-        let result = match dispatch::route(statement) {
+        let process = Arc::clone(&self.process);
+        process.begin_statement(statement, self.state.database());
+        let interrupt = process.interrupt.clone();
+        let result = interrupt.scope(self.run_routed(statement, infile)).await;
+        process.end_statement(self.state.database());
+        if let Ok(outcome) = &result {
+            (self.row_count, self.found_rows) = match outcome {
+                QueryOutcome::Rows(rs) => (-1, rs.rows.len() as u64),
+                QueryOutcome::Done(ok) => (
+                    i64::try_from(ok.affected_rows).unwrap_or(i64::MAX),
+                    self.found_rows,
+                ),
+            };
+        }
+        result
+    }
+
+    fn session_values(&self) -> functions::SessionValues<'_> {
+        functions::SessionValues {
+            version: self.variables.version(),
+            connection_id: self.context.connection_id,
+            user: format!("{}@{}", self.context.user, self.context.host),
+            current_user: format!("{}@%", self.context.user),
+            database: self.state.database(),
+            last_insert_id: self.state.last_insert_id(),
+            row_count: self.row_count,
+            found_rows: self.found_rows,
+            user_variables: &self.user_variables,
+        }
+    }
+
+    /// Runs `statement` in the executor, with session functions and user variables replaced by
+    /// their values first (`functions.rs`).
+    async fn run_executor(&mut self, statement: &str) -> SqlResult<StatementResult> {
+        let rewritten = functions::rewrite(statement, &self.session_values())?;
+        let text = rewritten.as_deref().unwrap_or(statement);
+        let mut last = None;
+        for result in self.executor.execute(&mut self.state, text).await {
+            last = Some(result?);
+        }
+        last.ok_or(SqlError::EmptyQuery)
+    }
+
+    /// `SET @a = expr, …`: every expression is evaluated (as `SELECT expr`) before any is set.
+    async fn set_user_variables(
+        &mut self,
+        assignments: Vec<(String, String)>,
+    ) -> SqlResult<QueryOutcome> {
+        let mut values = Vec::with_capacity(assignments.len());
+        for (name, expr) in assignments {
+            let value = match self.run_executor(&format!("SELECT {expr}")).await? {
+                StatementResult::Rows { rows, .. } => rows
+                    .into_iter()
+                    .next()
+                    .and_then(|row| row.into_iter().next())
+                    .unwrap_or(Datum::Null),
+                StatementResult::Affected { .. } => {
+                    return Err(SqlError::Internal("SELECT returned no rows".into()));
+                }
+            };
+            values.push((name, value));
+        }
+        self.user_variables.extend(values);
+        Ok(QueryOutcome::Done(OkSummary::default()))
+    }
+
+    async fn run_routed<I: LocalInfile>(
+        &mut self,
+        statement: &str,
+        infile: &mut I,
+    ) -> SqlResult<QueryOutcome> {
+        let route = dispatch::route(statement);
+        if !matches!(route, Route::SessionState(Probe::ShowWarnings)) {
+            self.warnings.clear();
+        }
+        if let Some(assignments) = functions::parse_user_variable_set(statement) {
+            return self.set_user_variables(assignments?).await;
+        }
+        let result = match route {
             Route::SessionState(probe) => return self.answer(probe).await,
+            Route::LoadData => return self.load_data(statement, infile).await,
+            Route::Kill => return self.kill(statement),
+            Route::ProcessList(full) => return Ok(self.show_processlist(full)),
             Route::Show(name) => {
-                dispatch::show_statement(&self.executor, self.state.database(), statement, &name)?
+                let view = if mentions_processlist(statement) {
+                    self.processlist_view(statement)?
+                } else {
+                    None
+                };
+                match view {
+                    Some(result) => result,
+                    None => dispatch::show_statement(
+                        &self.executor,
+                        self.state.database(),
+                        statement,
+                        &name,
+                    )?,
+                }
             }
             Route::Accounts(name) => {
                 accounts::account_statement(
@@ -155,13 +292,7 @@ impl FrontendSession {
                 )
                 .await?
             }
-            Route::Executor => {
-                let mut last = None;
-                for result in self.executor.execute(&mut self.state, statement).await {
-                    last = Some(result?);
-                }
-                last.ok_or(SqlError::EmptyQuery)?
-            }
+            Route::Executor => self.run_executor(statement).await?,
         };
         Ok(self.outcome(result))
     }
@@ -209,6 +340,16 @@ impl FrontendSession {
     }
 }
 
+/// True if `statement` may read information_schema.PROCESSLIST (its rows come from the
+/// session's process list, not the catalog).
+fn mentions_processlist(statement: &str) -> bool {
+    const NAME: &[u8] = b"processlist";
+    statement
+        .as_bytes()
+        .windows(NAME.len())
+        .any(|w| w.eq_ignore_ascii_case(NAME))
+}
+
 /// The matched-row count of an UPDATE's info text (`Rows matched: 3  Changed: 1  Warnings: 0`).
 fn rows_matched(info: &str) -> Option<u64> {
     let rest = info.strip_prefix("Rows matched: ")?;
@@ -234,6 +375,14 @@ impl SqlSession for FrontendSession {
     }
 
     async fn query(&mut self, sql: &str) -> QueryResponse {
+        self.query_with_infile(sql, &mut NoLocalInfile).await
+    }
+
+    async fn query_with_infile<I: LocalInfile>(
+        &mut self,
+        sql: &str,
+        infile: &mut I,
+    ) -> QueryResponse {
         let statements = split_statements(sql);
         if statements.is_empty() {
             return QueryResponse::failed(SqlError::EmptyQuery);
@@ -247,7 +396,7 @@ impl SqlSession for FrontendSession {
         }
         let mut response = QueryResponse::default();
         for statement in statements {
-            match self.run(statement).await {
+            match self.run(statement, infile).await {
                 Ok(outcome) => response.completed.push(ExecutedStatement {
                     outcome,
                     status: self.status(),
@@ -315,7 +464,11 @@ impl SqlSession for FrontendSession {
                 };
                 (Prepared::SessionState(probe), 0, columns)
             }
-            Route::Show(_) | Route::Accounts(_) => {
+            Route::Show(_)
+            | Route::Accounts(_)
+            | Route::LoadData
+            | Route::Kill
+            | Route::ProcessList(_) => {
                 return Err(SqlError::UnsupportedInPreparedStatement);
             }
         };
@@ -353,11 +506,18 @@ impl SqlSession for FrontendSession {
                 return self.answer(probe).await;
             }
         };
-        let result = self
-            .executor
-            .execute_prepared(&mut self.state, plan, &params)
-            .await?;
-        Ok(self.outcome(result))
+        self.warnings.clear();
+        let process = Arc::clone(&self.process);
+        process.begin_statement("(prepared statement)", self.state.database());
+        let interrupt = process.interrupt.clone();
+        let result = interrupt
+            .scope(
+                self.executor
+                    .execute_prepared(&mut self.state, plan, &params),
+            )
+            .await;
+        process.end_statement(self.state.database());
+        Ok(self.outcome(result?))
     }
 
     fn close_prepared(&mut self, id: StatementId) {
@@ -371,6 +531,10 @@ impl SqlSession for FrontendSession {
         self.variables.reset();
         self.prepared.clear();
         Ok(())
+    }
+
+    fn killed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        Arc::clone(&self.process).wait_killed()
     }
 
     async fn close(mut self) {

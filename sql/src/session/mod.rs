@@ -8,7 +8,9 @@
 //!
 //! [`SqlFrontend`] is the engine the server serves: it routes each statement once
 //! (`dispatch.rs`) to the session-state answers (`answers.rs`, from the typed variable store in
-//! `variables.rs`), the metadata and account modules, or the executor ([`crate::SqlExecutor`]).
+//! `variables.rs`), the metadata and account modules, LOAD DATA (`load_data.rs`), KILL and the
+//! process list (`kill.rs`, `processlist.rs`), or the executor ([`crate::SqlExecutor`], after
+//! `functions.rs` has replaced session functions and user variables by their values).
 //! Executor values and columns cross the boundary through one conversion (`convert.rs`).
 
 mod answers;
@@ -17,8 +19,12 @@ mod convert;
 mod credentials;
 mod dispatch;
 mod frontend;
+mod functions;
+mod kill;
+mod load_data;
 mod outcome;
 mod probe;
+mod processlist;
 #[cfg(test)]
 mod tests;
 mod traits;
@@ -36,6 +42,8 @@ pub use outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
 };
-pub use traits::{QueryResponse, SessionContext, SqlEngine, SqlSession};
+pub use traits::{
+    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
+};
 pub use value::{Date, DateTime, Time, Value};
 pub use variables::{SessionVariables, VariableDefaults, VariableValue};

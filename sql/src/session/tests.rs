@@ -14,6 +14,8 @@ fn defaults() -> VariableDefaults {
         net_write_timeout: 60,
         max_connections: 4096,
         lock_wait_timeout: 2,
+        local_infile: true,
+        secure_file_priv: None,
     }
 }
 
@@ -116,8 +118,8 @@ async fn failed_set_changes_nothing_and_unsupported_is_named() {
         Some(SqlError::WrongValueForVariable { .. })
     ));
     assert!(s.status().autocommit);
-    let r = s.query("SHOW PROCESSLIST").await;
-    assert!(matches!(r.error, Some(SqlError::NotSupported(ref n)) if n == "SHOW PROCESSLIST"));
+    let r = s.query("SHOW PROFILES").await;
+    assert!(matches!(r.error, Some(SqlError::NotSupported(ref n)) if n == "SHOW PROFILES"));
     let r = s
         .query("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
         .await;

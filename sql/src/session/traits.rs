@@ -59,6 +59,40 @@ impl QueryResponse {
     }
 }
 
+/// The client side of `LOAD DATA LOCAL INFILE`: the protocol asks the client for a file and
+/// passes its bytes on. The session calls [`LocalInfile::request`] at most once per statement
+/// and may stop reading before the end (after an error); the protocol then discards the rest
+/// of the client's file so the connection stays in step.
+pub trait LocalInfile: Send {
+    /// True if the client enabled LOCAL INFILE for this connection (CLIENT_LOCAL_FILES).
+    fn enabled(&self) -> bool;
+
+    /// Asks the client to send `file_name`.
+    fn request(&mut self, file_name: &str) -> impl Future<Output = SqlResult<()>> + Send;
+
+    /// The next piece of the requested file; `None` once the client has sent all of it.
+    fn next_chunk(&mut self) -> impl Future<Output = SqlResult<Option<Vec<u8>>>> + Send;
+}
+
+/// The [`LocalInfile`] of a caller that cannot receive client files (LOAD DATA LOCAL then
+/// fails with 3948, as with a client that did not enable it).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoLocalInfile;
+
+impl LocalInfile for NoLocalInfile {
+    fn enabled(&self) -> bool {
+        false
+    }
+
+    async fn request(&mut self, _file_name: &str) -> SqlResult<()> {
+        Err(SqlError::LocalInfileDisabled)
+    }
+
+    async fn next_chunk(&mut self) -> SqlResult<Option<Vec<u8>>> {
+        Ok(None)
+    }
+}
+
 /// The SQL engine as a protocol sees it: shared by all connections.
 pub trait SqlEngine: Send + Sync + 'static {
     /// The per-connection session type.
@@ -101,6 +135,23 @@ pub trait SqlSession: Send + 'static {
 
     /// Runs a query text (COM_QUERY).
     fn query(&mut self, sql: &str) -> impl Future<Output = QueryResponse> + Send;
+
+    /// Runs a query text whose `LOAD DATA LOCAL` statements read the client's file through
+    /// `infile`. Engines without LOAD DATA keep the default, [`SqlSession::query`].
+    fn query_with_infile<I: LocalInfile>(
+        &mut self,
+        sql: &str,
+        infile: &mut I,
+    ) -> impl Future<Output = QueryResponse> + Send {
+        let _ = infile;
+        self.query(sql)
+    }
+
+    /// Resolves when this session's connection has been killed (`KILL CONNECTION` from another
+    /// session): the protocol then closes the connection. Engines without KILL never resolve.
+    fn killed(&self) -> impl Future<Output = ()> + Send + 'static {
+        std::future::pending()
+    }
 
     /// Columns of `table` in the current database whose names match the LIKE `pattern`
     /// (COM_FIELD_LIST; an empty pattern matches all).

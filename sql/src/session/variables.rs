@@ -80,6 +80,11 @@ pub struct VariableDefaults {
     /// `@@innodb_lock_wait_timeout` in seconds: how long a row lock is waited for (enforced by
     /// storage, whose setting is in milliseconds; this is rounded up).
     pub lock_wait_timeout: u64,
+    /// `@@local_infile`: whether `LOAD DATA LOCAL` is allowed (the client must enable it too).
+    pub local_infile: bool,
+    /// `@@secure_file_priv`: the only directory server-side `LOAD DATA` reads from; `None`
+    /// disables it (MySQL's NULL), an empty path allows any file (MySQL's empty value).
+    pub secure_file_priv: Option<std::path::PathBuf>,
 }
 
 /// Session system variables.
@@ -153,6 +158,11 @@ impl SessionVariables {
                 Rule::ReadOnly,
             ),
             ("license", text(env!("CARGO_PKG_LICENSE")), Rule::ReadOnly),
+            (
+                "local_infile",
+                VariableValue::Int(i64::from(defaults.local_infile)),
+                Rule::ReadOnly,
+            ),
             // Table and database names are compared as stored, case-sensitively.
             (
                 "lower_case_table_names",
@@ -192,6 +202,14 @@ impl SessionVariables {
             ("performance_schema", VariableValue::Int(0), Rule::ReadOnly),
             ("sql_mode", text(DEFAULT_SQL_MODE), Rule::AnyText),
             ("time_zone", text("SYSTEM"), Rule::AnyText),
+            (
+                "secure_file_priv",
+                defaults
+                    .secure_file_priv
+                    .as_ref()
+                    .map_or(VariableValue::Null, |p| text(&p.to_string_lossy())),
+                Rule::ReadOnly,
+            ),
             // No Unix socket is served.
             ("socket", VariableValue::Null, Rule::ReadOnly),
             ("system_time_zone", text("UTC"), Rule::ReadOnly),
@@ -224,6 +242,15 @@ impl SessionVariables {
             })
             .collect();
         Self { by_name }
+    }
+
+    /// `@@version` as text.
+    #[must_use]
+    pub fn version(&self) -> &str {
+        match self.by_name.get("version").map(|v| &v.value) {
+            Some(VariableValue::Text(t)) => t,
+            _ => "",
+        }
     }
 
     /// The value of `name` (case-insensitive; `tx_isolation` is an alias).
@@ -335,6 +362,8 @@ mod tests {
                 net_write_timeout: 60,
                 max_connections: 4096,
                 lock_wait_timeout: 50,
+                local_infile: true,
+                secure_file_priv: None,
             },
             true,
         )

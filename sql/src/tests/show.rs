@@ -174,6 +174,7 @@ async fn show_databases_and_tables() {
             &["COLUMNS", "SYSTEM VIEW"],
             &["ENGINES", "SYSTEM VIEW"],
             &["KEY_COLUMN_USAGE", "SYSTEM VIEW"],
+            &["PROCESSLIST", "SYSTEM VIEW"],
             &["SCHEMATA", "SYSTEM VIEW"],
             &["STATISTICS", "SYSTEM VIEW"],
             &["TABLES", "SYSTEM VIEW"],

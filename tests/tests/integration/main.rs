@@ -18,6 +18,8 @@ mod lifecycle;
 mod mysql_analytics;
 mod mysql_client;
 mod mysql_drivers;
+mod mysql_kill;
+mod mysql_load_data;
 mod mysql_sql;
 mod mysql_sysbench;
 mod resp_bad_input;

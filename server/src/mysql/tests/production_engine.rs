@@ -61,7 +61,7 @@ async fn production_engine_over_the_wire() {
         1046,
         "SHOW TABLES with no database selected"
     );
-    let e = conn.query_drop("SHOW PROCESSLIST").await.unwrap_err();
+    let e = conn.query_drop("SHOW PROFILES").await.unwrap_err();
     assert_eq!(server_code(e).0, 1235);
     let e = conn
         .query_drop("SELECT @@no_such_variable")

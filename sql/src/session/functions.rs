@@ -1,0 +1,310 @@
+//! Session functions and user variables inside expressions: `SELECT VERSION(), 1+1`,
+//! `SELECT CONNECTION_ID() + 0`, `SET @a = 1; SELECT @a * 2`, `ROW_COUNT()`, `FOUND_ROWS()`.
+//!
+//! The executors know no session: before a statement that mentions one of these reaches them,
+//! each call (and each `@var`) is replaced in the parsed statement by a literal of its value
+//! for this session — the value MySQL evaluates it to at the start of the statement — and the
+//! statement is run from that rewritten text. Statements that mention none of them are not
+//! parsed here at all.
+//!
+//! `SET @a = expr, …` evaluates each expression as `SELECT expr` (so it may use these functions,
+//! other variables and anything a SELECT may) before assigning any; an unset variable is NULL.
+//!
+//! Invariant: only zero-argument calls of the listed names and `@name` identifiers are replaced;
+//! `@@system` variables stay with the variable store.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+
+use datafusion::sql::sqlparser::ast::{
+    Expr, FunctionArguments, Ident, SelectItem, SetExpr, Statement, Value as AstValue,
+    visit_expressions_mut,
+};
+
+use crate::error::{SqlError, SqlResult};
+use crate::plan;
+use crate::types::Datum;
+use crate::value;
+
+/// Values the rewrite substitutes.
+pub(super) struct SessionValues<'a> {
+    pub version: &'a str,
+    pub connection_id: u32,
+    /// `user@host` (USER(), SESSION_USER(), SYSTEM_USER()).
+    pub user: String,
+    /// `user@host-pattern` of the account (CURRENT_USER()).
+    pub current_user: String,
+    pub database: Option<&'a str>,
+    pub last_insert_id: u64,
+    pub row_count: i64,
+    pub found_rows: u64,
+    pub user_variables: &'a HashMap<String, Datum>,
+}
+
+const FUNCTIONS: &[&str] = &[
+    "version",
+    "connection_id",
+    "user",
+    "session_user",
+    "system_user",
+    "current_user",
+    "database",
+    "schema",
+    "last_insert_id",
+    "row_count",
+    "found_rows",
+];
+
+/// True if `statement` may contain a session function or a user variable (a cheap byte scan).
+pub(super) fn may_mention(statement: &str) -> bool {
+    let lower = statement.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let user_variable = bytes.windows(2).enumerate().any(|(i, w)| {
+        w.first() == Some(&b'@')
+            && w.get(1)
+                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            && (i == 0 || bytes.get(i - 1) != Some(&b'@'))
+    });
+    user_variable || FUNCTIONS.iter().any(|f| lower.contains(&format!("{f}(")))
+}
+
+fn literal(d: &Datum) -> Expr {
+    let v = match d {
+        Datum::Null => AstValue::Null,
+        Datum::Int(_) | Datum::UInt(_) | Datum::Decimal { .. } | Datum::Double(_) => {
+            AstValue::Number(value::display(d), false)
+        }
+        other => AstValue::SingleQuotedString(value::display(other)),
+    };
+    Expr::Value(v.into())
+}
+
+fn no_args(args: &FunctionArguments) -> bool {
+    match args {
+        FunctionArguments::None => true,
+        FunctionArguments::List(l) => l.args.is_empty(),
+        FunctionArguments::Subquery(_) => false,
+    }
+}
+
+/// The statement with session functions and user variables replaced by literals; `None` when
+/// it contains none (run the original text).
+pub(super) fn rewrite(statement: &str, values: &SessionValues<'_>) -> SqlResult<Option<String>> {
+    if !may_mention(statement) {
+        return Ok(None);
+    }
+    let mut parsed = plan::parse(statement)?;
+    let [stmt] = parsed.as_mut_slice() else {
+        return Ok(None);
+    };
+    keep_column_names(stmt);
+    let mut changed = false;
+    let text = |s: &str| Datum::Bytes(s.as_bytes().to_vec());
+    let _ = visit_expressions_mut(stmt, |e| {
+        let replacement = match e {
+            Expr::Function(f) if no_args(&f.args) => {
+                match f.name.to_string().to_ascii_lowercase().as_str() {
+                    "version" => Some(text(values.version)),
+                    "connection_id" => Some(Datum::UInt(u64::from(values.connection_id))),
+                    "user" | "session_user" | "system_user" => Some(text(&values.user)),
+                    "current_user" => Some(text(&values.current_user)),
+                    "database" | "schema" => Some(values.database.map_or(Datum::Null, text)),
+                    "last_insert_id" => Some(Datum::UInt(values.last_insert_id)),
+                    "row_count" => Some(Datum::Int(values.row_count)),
+                    "found_rows" => Some(Datum::UInt(values.found_rows)),
+                    _ => None,
+                }
+            }
+            Expr::Identifier(ident)
+                if ident.quote_style.is_none()
+                    && ident.value.starts_with('@')
+                    && !ident.value.starts_with("@@") =>
+            {
+                let name = ident.value.trim_start_matches('@').to_ascii_lowercase();
+                Some(
+                    values
+                        .user_variables
+                        .get(&name)
+                        .cloned()
+                        .unwrap_or(Datum::Null),
+                )
+            }
+            _ => None,
+        };
+        if let Some(d) = replacement {
+            *e = literal(&d);
+            changed = true;
+        }
+        ControlFlow::<()>::Continue(())
+    });
+    Ok(changed.then(|| stmt.to_string()))
+}
+
+/// Gives each unaliased select item that will be rewritten its original text as alias, so the
+/// result column is still named `VERSION()`, not after the literal that replaces it.
+fn keep_column_names(stmt: &mut Statement) {
+    let Statement::Query(q) = stmt else {
+        return;
+    };
+    let SetExpr::Select(select) = q.body.as_mut() else {
+        return;
+    };
+    for item in &mut select.projection {
+        if let SelectItem::UnnamedExpr(e) = item {
+            let name = e.to_string();
+            if may_mention(&name) {
+                *item = SelectItem::ExprWithAlias {
+                    expr: e.clone(),
+                    alias: Ident::with_quote('`', name),
+                };
+            }
+        }
+    }
+}
+
+/// `SET @a = expr [, @b := expr …]`: the variable names (lower case) and expression texts;
+/// `None` if the statement is not a user-variable assignment.
+pub(super) fn parse_user_variable_set(statement: &str) -> Option<SqlResult<Vec<(String, String)>>> {
+    let trimmed = statement.trim_start();
+    let rest = trimmed
+        .get(..3)
+        .filter(|w| w.eq_ignore_ascii_case("set"))
+        .and_then(|_| trimmed.get(3..))?;
+    if !rest.starts_with(char::is_whitespace) || !rest.trim_start().starts_with('@') {
+        return None;
+    }
+    let rest = rest.trim_start();
+    if rest.starts_with("@@") {
+        return None;
+    }
+    let mut out = Vec::new();
+    for part in split_top_level(rest) {
+        let part = part.trim();
+        let syntax = || SqlError::Syntax {
+            near: part.chars().take(80).collect(),
+            line: 1,
+        };
+        let Some(body) = part.strip_prefix('@') else {
+            return Some(Err(if part.starts_with("@@") || !part.contains('@') {
+                SqlError::unsupported("SET mixing user and system variables")
+            } else {
+                syntax()
+            }));
+        };
+        let name_len = body
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$' || c == '.'))
+            .unwrap_or(body.len());
+        let (name, after) = body.split_at(name_len);
+        let after = after.trim_start();
+        let expr = after.strip_prefix(":=").or_else(|| after.strip_prefix('='));
+        match expr {
+            Some(e) if !name.is_empty() && !e.trim().is_empty() => {
+                out.push((name.to_ascii_lowercase(), e.trim().to_owned()));
+            }
+            _ => return Some(Err(syntax())),
+        }
+    }
+    Some(Ok(out))
+}
+
+/// Splits at commas outside quotes and parentheses.
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    let mut chars = s.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match (quote, c) {
+            (Some(_), '\\') => {
+                chars.next();
+            }
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"' | '`') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') => depth = depth.saturating_sub(1),
+            (None, ',') if depth == 0 => {
+                parts.push(s.get(start..i).unwrap_or_default());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(s.get(start..).unwrap_or_default());
+    parts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values(vars: &HashMap<String, Datum>) -> SessionValues<'_> {
+        SessionValues {
+            version: "8.0.36-orcinus",
+            connection_id: 7,
+            user: "root@127.0.0.1".into(),
+            current_user: "root@%".into(),
+            database: Some("db"),
+            last_insert_id: 3,
+            row_count: -1,
+            found_rows: 2,
+            user_variables: vars,
+        }
+    }
+
+    #[test]
+    fn functions_and_variables_become_literals() {
+        let mut vars = HashMap::new();
+        vars.insert("a".to_string(), Datum::Int(5));
+        vars.insert("s".to_string(), Datum::Bytes(b"it's".to_vec()));
+        let v = values(&vars);
+        assert_eq!(rewrite("SELECT 1 + 1", &v).unwrap(), None);
+        assert_eq!(
+            rewrite(
+                "SELECT VERSION(), CONNECTION_ID() + 0, @a * 2, @s, @nope",
+                &v
+            )
+            .unwrap(),
+            Some(
+                "SELECT '8.0.36-orcinus' AS `VERSION()`, 7 + 0 AS `CONNECTION_ID() + 0`, \
+                 5 * 2 AS `@a * 2`, 'it''s' AS `@s`, NULL AS `@nope`"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            rewrite(
+                "select database(), row_count(), found_rows(), @@version",
+                &v
+            )
+            .unwrap(),
+            Some(
+                "SELECT 'db' AS `database()`, -1 AS `row_count()`, 2 AS `found_rows()`, @@version"
+                    .to_string()
+            )
+        );
+    }
+
+    #[test]
+    fn user_variable_assignments() {
+        assert_eq!(
+            parse_user_variable_set("SET @a = 1, @B := CONCAT('x', ','), @c=@a+1")
+                .unwrap()
+                .unwrap(),
+            vec![
+                ("a".into(), "1".into()),
+                ("b".into(), "CONCAT('x', ',')".into()),
+                ("c".into(), "@a+1".into())
+            ]
+        );
+        assert!(parse_user_variable_set("SET autocommit = 1").is_none());
+        assert!(parse_user_variable_set("SET @@autocommit = 1").is_none());
+        assert_eq!(
+            parse_user_variable_set("SET @a")
+                .unwrap()
+                .unwrap_err()
+                .code(),
+            1064
+        );
+    }
+}
