@@ -39,7 +39,7 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the kv keyspaces.
     pub fn open(engine: Engine) -> KvResult<Self> {
-        let meta = engine.keyspace(META_KEYSPACE)?;
+        let meta = engine.keyspace_with_point_cache(META_KEYSPACE)?;
         let data = engine.keyspace(DATA_KEYSPACE)?;
         let score = engine.keyspace(SCORE_KEYSPACE)?;
         // Incarnations are `ms << 11 | counter` at start-up, then increment: unique across

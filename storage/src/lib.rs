@@ -18,6 +18,7 @@ mod error;
 mod group_commit;
 mod journal_sync;
 mod lock_manager;
+mod point_cache;
 mod slice;
 mod snapshot;
 mod transaction;
