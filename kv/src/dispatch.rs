@@ -148,6 +148,10 @@ impl KvServer {
         if spec.has(Flag::Blocking) {
             return Ok((self.run_blocking(session, spec.id, args).await?, None));
         }
+        if spec.id == C::Get {
+            // One read: the latest committed record, without a transaction and its snapshot.
+            return Ok((cmd::strings::get_latest(self, session.db, args)?, None));
+        }
         let mut tx = self.store.begin(crate::clock::now_ms());
         let reply = self.run_data(&mut tx, session.db, spec.id, args).await?;
         let ticket = self.commit_deferred(tx)?;

@@ -147,6 +147,23 @@ impl Store {
         Ok(())
     }
 
+    /// A key's live meta header with its whole stored record (as
+    /// [`KvTxn::meta_with_record`]), read as the latest committed state without a
+    /// transaction: for a command that makes exactly one read (a lone GET), which is
+    /// consistent by itself and needs no snapshot. `now_ms` decides expiry.
+    pub fn latest_meta_with_record(
+        &self,
+        db: u8,
+        key: &[u8],
+        now_ms: u64,
+    ) -> KvResult<Option<(Meta, Slice)>> {
+        let Some(raw) = self.engine.get(&self.meta, &meta_key(db, key))? else {
+            return Ok(None);
+        };
+        let meta = Meta::decode_header(&raw)?;
+        Ok((!meta.is_expired(now_ms)).then_some((meta, raw)))
+    }
+
     /// Begins a transaction at time `now_ms` (used for every expiry decision inside it).
     #[must_use]
     pub fn begin(&self, now_ms: u64) -> KvTxn<'_> {

@@ -47,7 +47,21 @@ pub async fn write_string(
 
 /// GET key.
 pub fn get(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
-    let found = tx.meta_with_record(db, arg(args, 1)?)?;
+    get_reply(server, tx.meta_with_record(db, arg(args, 1)?)?)
+}
+
+/// GET key outside MULTI: its one read is of the latest committed record (no transaction).
+pub fn get_latest(server: &KvServer, db: u8, args: &[Bytes]) -> KvResult<Reply> {
+    let now = crate::clock::now_ms();
+    get_reply(
+        server,
+        server
+            .store()
+            .latest_meta_with_record(db, arg(args, 1)?, now)?,
+    )
+}
+
+fn get_reply(server: &KvServer, found: Option<(Meta, orcinus_storage::Slice)>) -> KvResult<Reply> {
     Stats::bump(if found.is_some() {
         &server.stats.keyspace_hits
     } else {
