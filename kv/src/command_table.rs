@@ -455,12 +455,22 @@ pub fn may_block(args: &[bytes::Bytes]) -> bool {
         .is_some_and(|spec| spec.has(Flag::Blocking))
 }
 
-/// Looks a command up by name (case-insensitive).
+/// Longest name [`lookup`] can find (longer names are unknown commands).
+const LONGEST_NAME: usize = 32;
+
+/// The table indexed by (lowercase) name, built on first use.
+static BY_NAME: std::sync::LazyLock<
+    std::collections::HashMap<&'static [u8], &'static CommandSpec>,
+> = std::sync::LazyLock::new(|| COMMANDS.iter().map(|c| (c.name.as_bytes(), c)).collect());
+
+/// Looks a command up by name (case-insensitive): one hash lookup, no allocation.
 #[must_use]
 pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
-    COMMANDS
-        .iter()
-        .find(|c| c.name.len() == name.len() && c.name.as_bytes().eq_ignore_ascii_case(name))
+    let mut buf = [0u8; LONGEST_NAME];
+    let lower = buf.get_mut(..name.len())?;
+    lower.copy_from_slice(name);
+    lower.make_ascii_lowercase();
+    BY_NAME.get(&*lower).copied()
 }
 
 #[cfg(test)]
@@ -476,6 +486,11 @@ mod tests {
         assert_eq!(before, names.len());
         for c in COMMANDS {
             assert_eq!(c.name, c.name.to_ascii_lowercase());
+            assert!(
+                c.name.len() <= LONGEST_NAME,
+                "{} is too long for lookup",
+                c.name
+            );
             assert!(std::ptr::eq(
                 lookup(c.name.to_uppercase().as_bytes()).unwrap(),
                 c

@@ -116,16 +116,14 @@ impl KvServer {
         Stats::bump(&self.stats.commands_processed);
         session.update_entry(|e| {
             e.last_active = std::time::Instant::now();
-            e.last_cmd = match (spec.subcommands.is_empty(), args.get(1)) {
-                (false, Some(sub)) => {
-                    format!(
-                        "{}|{}",
-                        spec.name,
-                        String::from_utf8_lossy(sub).to_lowercase()
-                    )
-                }
-                _ => spec.name.to_string(),
-            };
+            // Rewritten in place: no allocation per command once the name fits.
+            e.last_cmd.clear();
+            e.last_cmd.push_str(spec.name);
+            if let (false, Some(sub)) = (spec.subcommands.is_empty(), args.get(1)) {
+                e.last_cmd.push('|');
+                e.last_cmd
+                    .push_str(&String::from_utf8_lossy(sub).to_lowercase());
+            }
         });
         if session.multi.is_some()
             && !matches!(
@@ -167,6 +165,10 @@ impl KvServer {
         }
         if spec.has(Flag::Blocking) {
             return Ok((self.run_blocking(session, spec.id, args).await?, None));
+        }
+        if spec.id == C::Get {
+            // One read: the latest committed record, without a transaction and its snapshot.
+            return Ok((cmd::strings::get_latest(self, session.db, args)?, None));
         }
         let mut tx = self.store.begin(crate::clock::now_ms());
         let reply = self.run_data(&mut tx, session.db, spec.id, args).await?;

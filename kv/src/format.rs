@@ -153,10 +153,31 @@ impl Meta {
         out
     }
 
+    /// True if an encoded record ([`Meta::to_stored`]) may need the expiry sweep: it has a key
+    /// expiry, or it is a hash with a field-expiry header (FORMAT.md). Reads the header only.
+    #[must_use]
+    pub fn stored_needs_expiry_sweep(raw: &[u8]) -> bool {
+        let expiry = raw.get(2..10).is_some_and(|b| b.iter().any(|&x| x != 0));
+        let hash_with_header =
+            raw.get(1) == Some(&KeyType::Hash.to_byte()) && raw.len() > META_HEADER_LEN;
+        expiry || hash_with_header
+    }
+
     /// Decodes a stored value.
     pub fn decode(raw: &[u8]) -> KvResult<Self> {
-        let (header, inline) = raw
-            .split_at_checked(META_HEADER_LEN)
+        let mut meta = Self::decode_header(raw)?;
+        meta.inline = raw.get(META_HEADER_LEN..).unwrap_or_default().to_vec();
+        Ok(meta)
+    }
+
+    /// Where the inline bytes (a string's value) start in a stored record.
+    pub const INLINE_OFFSET: usize = META_HEADER_LEN;
+
+    /// Decodes a stored value's header only: `inline` is left empty (the caller takes the
+    /// bytes from `raw[INLINE_OFFSET..]` itself, without a copy).
+    pub fn decode_header(raw: &[u8]) -> KvResult<Self> {
+        let header = raw
+            .get(..META_HEADER_LEN)
             .ok_or_else(|| KvError::Corrupt(format!("meta record of {} bytes", raw.len())))?;
         let (version, rest) = header
             .split_first()
@@ -175,7 +196,7 @@ impl Meta {
             expire_at_ms,
             incarnation,
             size,
-            inline: inline.to_vec(),
+            inline: Vec::new(),
         })
     }
 }

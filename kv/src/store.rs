@@ -34,12 +34,18 @@ pub struct Store {
     data: Keyspace,
     score: Keyspace,
     next_incarnation: AtomicU64,
+    /// Commits that wrote a meta record the expiry sweep must see (a key TTL or a hash with
+    /// field TTLs); bumped after such a commit is applied.
+    ttl_commits: AtomicU64,
+    /// The value `ttl_commits` had when a full expiry sweep cycle that found no such record
+    /// began; while the two are equal no record needs sweeping (`u64::MAX`: unknown).
+    ttl_clean_at: AtomicU64,
 }
 
 impl Store {
     /// Opens (creating if needed) the kv keyspaces.
     pub fn open(engine: Engine) -> KvResult<Self> {
-        let meta = engine.keyspace(META_KEYSPACE)?;
+        let meta = engine.keyspace_with_point_cache(META_KEYSPACE)?;
         let data = engine.keyspace(DATA_KEYSPACE)?;
         let score = engine.keyspace(SCORE_KEYSPACE)?;
         // Incarnations are `ms << 11 | counter` at start-up, then increment: unique across
@@ -51,6 +57,8 @@ impl Store {
             data,
             score,
             next_incarnation: AtomicU64::new(seed),
+            ttl_commits: AtomicU64::new(0),
+            ttl_clean_at: AtomicU64::new(u64::MAX),
         })
     }
 
@@ -76,6 +84,28 @@ impl Store {
     #[must_use]
     pub fn score_keyspace(&self) -> &Keyspace {
         &self.score
+    }
+
+    /// The count of applied commits that wrote a TTL-bearing meta record (see
+    /// [`Store::expiry_sweep_needed`]).
+    #[must_use]
+    pub fn ttl_commits(&self) -> u64 {
+        self.ttl_commits.load(Ordering::Acquire)
+    }
+
+    /// Records that a full expiry sweep cycle which began when [`Store::ttl_commits`] was
+    /// `at_start` found no TTL-bearing record.
+    pub fn mark_ttl_clean(&self, at_start: u64) {
+        self.ttl_clean_at.store(at_start, Ordering::Release);
+    }
+
+    /// False when no meta record can carry a TTL: a full sweep cycle found none and no commit
+    /// has written one since that cycle began (a commit bumps the count only after it is
+    /// applied, so a record written during the cycle either was seen by it or bumped the count
+    /// after the cycle began).
+    #[must_use]
+    pub fn expiry_sweep_needed(&self) -> bool {
+        self.ttl_clean_at.load(Ordering::Acquire) != self.ttl_commits()
     }
 
     /// A fresh incarnation id.
@@ -117,6 +147,23 @@ impl Store {
         Ok(())
     }
 
+    /// A key's live meta header with its whole stored record (as
+    /// [`KvTxn::meta_with_record`]), read as the latest committed state without a
+    /// transaction: for a command that makes exactly one read (a lone GET), which is
+    /// consistent by itself and needs no snapshot. `now_ms` decides expiry.
+    pub fn latest_meta_with_record(
+        &self,
+        db: u8,
+        key: &[u8],
+        now_ms: u64,
+    ) -> KvResult<Option<(Meta, Slice)>> {
+        let Some(raw) = self.engine.get(&self.meta, &meta_key(db, key))? else {
+            return Ok(None);
+        };
+        let meta = Meta::decode_header(&raw)?;
+        Ok((!meta.is_expired(now_ms)).then_some((meta, raw)))
+    }
+
     /// Begins a transaction at time `now_ms` (used for every expiry decision inside it).
     #[must_use]
     pub fn begin(&self, now_ms: u64) -> KvTxn<'_> {
@@ -125,6 +172,7 @@ impl Store {
             txn: self.engine.begin(),
             now_ms,
             locked: Vec::new(),
+            wrote_ttl: false,
         }
     }
 }
@@ -139,6 +187,8 @@ pub struct KvTxn<'a> {
     now_ms: u64,
     // Meta keys this transaction locked (for WATCH epochs).
     locked: Vec<Vec<u8>>,
+    // Whether a meta record the expiry sweep must see was written (`Store::ttl_commits`).
+    wrote_ttl: bool,
 }
 
 fn live(raw: Option<Slice>, now_ms: u64) -> KvResult<Option<Meta>> {
@@ -172,12 +222,36 @@ impl<'a> KvTxn<'a> {
         )
     }
 
+    /// Consistent read of a key's live meta header with the whole stored record, whose bytes
+    /// from [`Meta::INLINE_OFFSET`] are its inline part (a string's value): no copy of the
+    /// value is made. The returned meta's `inline` is empty.
+    pub fn meta_with_record(&self, db: u8, key: &[u8]) -> KvResult<Option<(Meta, Slice)>> {
+        let Some(raw) = self.txn.get(&self.store.meta, &meta_key(db, key))? else {
+            return Ok(None);
+        };
+        let meta = Meta::decode_header(&raw)?;
+        Ok((!meta.is_expired(self.now_ms)).then_some((meta, raw)))
+    }
+
     /// Locks the key and reads its latest live meta.
     pub async fn meta_for_update(&mut self, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
         let mkey = meta_key(db, key);
         let raw = self.txn.get_for_update(&self.store.meta, &mkey).await?;
         self.locked.push(mkey);
         live(raw, self.now_ms)
+    }
+
+    /// Like [`Self::meta_for_update`] but decodes the header only (`inline` is left empty):
+    /// for writers that replace the value without reading it (no copy of the old value).
+    pub async fn meta_header_for_update(&mut self, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
+        let mkey = meta_key(db, key);
+        let raw = self.txn.get_for_update(&self.store.meta, &mkey).await?;
+        self.locked.push(mkey);
+        let Some(raw) = raw else {
+            return Ok(None);
+        };
+        let meta = Meta::decode_header(&raw)?;
+        Ok((!meta.is_expired(self.now_ms)).then_some(meta))
     }
 
     /// True if a meta record (live or expired) exists for the key (latest committed state).
@@ -222,6 +296,7 @@ impl<'a> KvTxn<'a> {
     /// Writes a key's meta already encoded ([`Meta::to_stored`], [`Meta::stored_string`]).
     pub async fn put_stored_meta(&mut self, db: u8, key: &[u8], stored: Slice) -> KvResult<()> {
         let mkey = meta_key(db, key);
+        self.wrote_ttl |= Meta::stored_needs_expiry_sweep(&stored);
         self.txn.put(&self.store.meta, &mkey, stored).await?;
         self.locked.push(mkey);
         Ok(())
@@ -392,13 +467,18 @@ impl<'a> KvTxn<'a> {
 
     /// Commits; returns once durable.
     pub async fn commit(self) -> KvResult<()> {
-        self.txn.commit().await?;
+        self.commit_deferred()?.wait().await?;
         Ok(())
     }
 
     /// Applies the commit (visible at once) and returns the ticket for its durability.
     pub fn commit_deferred(self) -> KvResult<DurabilityTicket> {
-        Ok(self.txn.commit_deferred()?)
+        let (store, wrote_ttl) = (self.store, self.wrote_ttl);
+        let ticket = self.txn.commit_deferred()?;
+        if wrote_ttl {
+            store.ttl_commits.fetch_add(1, Ordering::AcqRel);
+        }
+        Ok(ticket)
     }
 
     /// True if nothing was written.

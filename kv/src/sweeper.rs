@@ -10,6 +10,9 @@
 //!   each such hash is purged under its key lock (`cmd::hash_ttl::sweep_expired_fields`).
 //!
 //! Each pass examines at most a budget of records per round and resumes where it stopped.
+//! The expired-keys pass is skipped while no record can carry a TTL: once a full cycle over
+//! `kv_meta` found none and no commit has written one since (`Store::expiry_sweep_needed`), so
+//! a store without TTLs is not rescanned ten times a second.
 
 use crate::error::KvResult;
 use crate::format::{KeyType, Meta, decode_data_key, meta_key};
@@ -29,6 +32,16 @@ pub async fn sweep_expired(
     cursor: &mut SweepCursor,
     budget: usize,
 ) -> KvResult<usize> {
+    Ok(sweep_expired_round(server, cursor, budget).await?.0)
+}
+
+/// One round of the expired-keys pass: how many keys were deleted, and whether any examined
+/// record carries a TTL (a key expiry or hash field expiries).
+async fn sweep_expired_round(
+    server: &KvServer,
+    cursor: &mut SweepCursor,
+    budget: usize,
+) -> KvResult<(usize, bool)> {
     let store = server.store();
     let now = crate::clock::now_ms();
     let snapshot = store.engine().snapshot();
@@ -37,6 +50,7 @@ pub async fn sweep_expired(
     let mut expired = Vec::new();
     // Hashes with fields past their expiry (HEXPIRE): purged below, each in a transaction.
     let mut field_expired = Vec::new();
+    let mut saw_ttl = false;
     let iter = snapshot.range(store.meta_keyspace(), lower_bound, Bound::Unbounded);
     for (examined, item) in iter.enumerate() {
         let (k, v) = item?;
@@ -44,6 +58,10 @@ pub async fn sweep_expired(
             *cursor = Some(k.to_vec());
             break;
         }
+        if !Meta::stored_needs_expiry_sweep(&v) {
+            continue;
+        }
+        saw_ttl = true;
         let meta = Meta::decode(&v)?;
         if meta.is_expired(now) {
             expired.push(k.to_vec());
@@ -72,7 +90,7 @@ pub async fn sweep_expired(
             deleted += 1;
         }
     }
-    Ok(deleted)
+    Ok((deleted, saw_ttl))
 }
 
 /// Deletes up to `budget` examined stale member records; returns how many were deleted.
@@ -160,11 +178,28 @@ pub fn spawn_sweeper(server: Arc<KvServer>, interval: Duration) -> tokio::task::
     tokio::spawn(async move {
         let (mut expired_cursor, mut member_cursor): (SweepCursor, SweepCursor) = (None, None);
         let mut score_cursor: SweepCursor = None;
+        // The current expiry cycle: `Store::ttl_commits` when it began, and whether it has
+        // seen a TTL-bearing record so far.
+        let mut expiry_cycle = (0, false);
         loop {
             tokio::time::sleep(interval).await;
-            if let Err(e) = sweep_expired(&server, &mut expired_cursor, SWEEP_BUDGET).await {
-                tracing::warn!("kv expiry sweep failed: {e}");
-                expired_cursor = None;
+            let store = server.store();
+            if store.expiry_sweep_needed() {
+                if expired_cursor.is_none() {
+                    expiry_cycle = (store.ttl_commits(), false);
+                }
+                match sweep_expired_round(&server, &mut expired_cursor, SWEEP_BUDGET).await {
+                    Ok((_, saw_ttl)) => {
+                        expiry_cycle.1 |= saw_ttl;
+                        if expired_cursor.is_none() && !expiry_cycle.1 {
+                            store.mark_ttl_clean(expiry_cycle.0);
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!("kv expiry sweep failed: {e}");
+                        expired_cursor = None;
+                    }
+                }
             }
             if let Err(e) = sweep_stale_members(&server, &mut member_cursor, SWEEP_BUDGET).await {
                 tracing::warn!("kv member sweep failed: {e}");

@@ -2,7 +2,8 @@
 //! Use it for bulk loads and for writes that are already serialized by the caller; concurrent
 //! transactional writers of the same keys must use [`crate::Transaction`].
 
-use crate::engine::{Engine, Keyspace};
+use crate::Slice;
+use crate::engine::{CacheWrite, Engine, Keyspace};
 use crate::error::Result;
 use crate::group_commit::DurabilityTicket;
 
@@ -10,12 +11,18 @@ use crate::group_commit::DurabilityTicket;
 pub struct WriteBatch {
     engine: Engine,
     inner: fjall::OwnedWriteBatch,
+    /// The writes to keyspaces with a point cache (kept coherent by `Engine::append`).
+    cached: Vec<CacheWrite>,
 }
 
 impl WriteBatch {
     pub(crate) fn new(engine: Engine) -> Self {
         let inner = engine.inner.db.batch();
-        Self { engine, inner }
+        Self {
+            engine,
+            inner,
+            cached: Vec::new(),
+        }
     }
 
     /// Sets `key` to `value`. Fails (adding nothing) if the key or value breaks the limits.
@@ -27,6 +34,16 @@ impl WriteBatch {
     ) -> Result<()> {
         let (key, value) = (key.into(), value.into());
         crate::check_entry(&key, value.len())?;
+        if let Some(cache) = &ks.cache {
+            let value = Slice::from(value);
+            self.cached.push(CacheWrite {
+                cache: cache.clone(),
+                key: key.clone(),
+                value: Some(value.clone()),
+            });
+            self.inner.insert(&ks.inner, key, value.0);
+            return Ok(());
+        }
         self.inner.insert(&ks.inner, key, value);
         Ok(())
     }
@@ -35,6 +52,13 @@ impl WriteBatch {
     pub fn delete(&mut self, ks: &Keyspace, key: impl Into<Vec<u8>>) -> Result<()> {
         let key = key.into();
         crate::check_entry(&key, 0)?;
+        if let Some(cache) = &ks.cache {
+            self.cached.push(CacheWrite {
+                cache: cache.clone(),
+                key: key.clone(),
+                value: None,
+            });
+        }
         self.inner.remove(&ks.inner, key);
         Ok(())
     }
@@ -62,6 +86,6 @@ impl WriteBatch {
         if self.inner.is_empty() {
             return Ok(DurabilityTicket::ready());
         }
-        self.engine.append(self.inner)
+        self.engine.append(self.inner, self.cached)
     }
 }

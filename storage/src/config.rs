@@ -29,6 +29,9 @@ pub struct StorageConfig {
     pub cache_size_bytes: u64,
     /// Memtable size per keyspace in bytes (flush trigger).
     pub memtable_bytes: u64,
+    /// Capacity of each point cache (latest values of recently used keys of the keyspaces
+    /// opened with one, e.g. the Redis key metadata), in bytes.
+    pub point_cache_bytes: u64,
     /// How long a transaction waits for a row/key lock before `LockWaitTimeout`, in ms.
     pub lock_wait_timeout_ms: u64,
 }
@@ -40,6 +43,7 @@ impl Default for StorageConfig {
             sync: SyncPolicy::Always,
             cache_size_bytes: 256 * 1024 * 1024,
             memtable_bytes: 32 * 1024 * 1024,
+            point_cache_bytes: 256 * 1024 * 1024,
             lock_wait_timeout_ms: 50_000,
         }
     }
@@ -54,6 +58,7 @@ impl StorageConfig {
             sync: SyncPolicy::Always,
             cache_size_bytes: 1024 * 1024,
             memtable_bytes: 256 * 1024,
+            point_cache_bytes: 64 * 1024,
             lock_wait_timeout_ms: 2_000,
         }
     }
@@ -71,6 +76,9 @@ impl StorageConfig {
         }
         if self.memtable_bytes < 64 * 1024 {
             return Err("storage.memtable_bytes must be at least 65536".into());
+        }
+        if self.point_cache_bytes < 64 * 1024 {
+            return Err("storage.point_cache_bytes must be at least 65536".into());
         }
         if self.lock_wait_timeout_ms == 0 {
             return Err("storage.lock_wait_timeout_ms must be positive".into());

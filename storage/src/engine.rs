@@ -11,6 +11,7 @@ use crate::error::{Result, StorageError};
 use crate::group_commit::{DurabilityTicket, GroupCommit};
 use crate::journal_sync::LsmJournal;
 use crate::lock_manager::LockManager;
+use crate::point_cache::{Cached, PointCache};
 use crate::snapshot::Snapshot;
 use crate::transaction::Transaction;
 use parking_lot::RwLock;
@@ -26,6 +27,8 @@ pub struct Keyspace {
     pub(crate) id: u32,
     pub(crate) name: Arc<str>,
     pub(crate) inner: fjall::Keyspace,
+    /// Latest values of recently used keys (`keyspace_with_point_cache`), else `None`.
+    pub(crate) cache: Option<Arc<PointCache>>,
 }
 
 impl Keyspace {
@@ -50,7 +53,18 @@ pub(crate) struct EngineInner {
     pub(crate) locks: LockManager,
     next_txn: AtomicU64,
     pub(crate) config: StorageConfig,
+    /// Epoch of the last applied commit (point-cache coherence, `point_cache.rs`): advanced
+    /// only under the commit pipeline's append lock, after the commit is applied.
+    pub(crate) applied_epoch: AtomicU64,
     _dir_lock: File,
+}
+
+/// A write to a keyspace with a point cache, replayed into the cache around the commit.
+pub(crate) struct CacheWrite {
+    pub(crate) cache: Arc<PointCache>,
+    pub(crate) key: Vec<u8>,
+    /// `None`: a delete.
+    pub(crate) value: Option<Slice>,
 }
 
 /// The storage engine. Cheap to clone; all clones share one database.
@@ -134,6 +148,7 @@ impl Engine {
                 journal,
                 next_txn: AtomicU64::new(1),
                 config,
+                applied_epoch: AtomicU64::new(0),
                 _dir_lock: dir_lock,
             }),
         })
@@ -141,6 +156,17 @@ impl Engine {
 
     /// Opens the keyspace `name`, creating it if missing. Names are `[a-zA-Z0-9_-]{1,64}`.
     pub fn keyspace(&self, name: &str) -> Result<Keyspace> {
+        self.open_keyspace(name, false)
+    }
+
+    /// Like [`Engine::keyspace`], with a point cache of `point_cache_bytes` in front of point
+    /// reads (transaction `get` / `get_latest`), for keyspaces read mostly by key. Has no effect
+    /// if the keyspace is already open without one.
+    pub fn keyspace_with_point_cache(&self, name: &str) -> Result<Keyspace> {
+        self.open_keyspace(name, true)
+    }
+
+    fn open_keyspace(&self, name: &str, point_cache: bool) -> Result<Keyspace> {
         if let Some(ks) = self.inner.keyspaces.read().get(name) {
             return Ok(ks.clone());
         }
@@ -162,10 +188,13 @@ impl Engine {
         })?;
         let id =
             u32::try_from(map.len()).map_err(|_| StorageError::InvalidKeyspaceName(name.into()))?;
+        let cache =
+            point_cache.then(|| Arc::new(PointCache::new(self.inner.config.point_cache_bytes)));
         let ks = Keyspace {
             id,
             name: name.into(),
             inner,
+            cache,
         };
         map.insert(name.to_string(), ks.clone());
         Ok(ks)
@@ -179,7 +208,22 @@ impl Engine {
 
     /// Reads the latest committed value of `key`.
     pub fn get(&self, ks: &Keyspace, key: &[u8]) -> Result<Option<Slice>> {
-        Ok(ks.inner.get(key)?.map(Slice))
+        let Some(cache) = &ks.cache else {
+            return Ok(ks.inner.get(key)?.map(Slice));
+        };
+        // Taken before the read: every commit up to it is visible to the read.
+        let epoch = self.applied_epoch();
+        if let Cached::Hit(value) = cache.lookup(key, None) {
+            return Ok(value);
+        }
+        let value = ks.inner.get(key)?.map(Slice);
+        cache.offer(key, value.clone(), epoch);
+        Ok(value)
+    }
+
+    /// The epoch of the last applied commit (see `point_cache.rs`).
+    pub(crate) fn applied_epoch(&self) -> u64 {
+        self.inner.applied_epoch.load(Ordering::Acquire)
     }
 
     /// A new atomic write batch (no locks; see [`WriteBatch`]).
@@ -192,14 +236,34 @@ impl Engine {
     #[must_use]
     pub fn begin(&self) -> Transaction {
         let id = self.inner.next_txn.fetch_add(1, Ordering::Relaxed);
-        Transaction::new(self.clone(), id, self.inner.db.snapshot())
+        // The epoch before the snapshot: every commit up to it is visible to the snapshot.
+        let epoch = self.applied_epoch();
+        Transaction::new(self.clone(), id, epoch, self.inner.db.snapshot())
     }
 
     /// Appends a fjall batch through the commit pipeline; the ticket resolves when durable.
-    pub(crate) fn append(&self, batch: fjall::OwnedWriteBatch) -> Result<DurabilityTicket> {
-        self.inner
-            .group
-            .append(|| batch.commit().map_err(StorageError::from))
+    /// `cached` lists the batch's writes to keyspaces with a point cache, which is kept
+    /// coherent around the apply (rule 1 of `point_cache.rs`, under the append lock).
+    pub(crate) fn append(
+        &self,
+        batch: fjall::OwnedWriteBatch,
+        cached: Vec<CacheWrite>,
+    ) -> Result<DurabilityTicket> {
+        self.inner.group.append(|| {
+            if cached.is_empty() {
+                return batch.commit().map_err(StorageError::from);
+            }
+            let epoch = self.applied_epoch() + 1;
+            for w in &cached {
+                w.cache.invalidate(&w.key, epoch);
+            }
+            batch.commit().map_err(StorageError::from)?;
+            self.inner.applied_epoch.store(epoch, Ordering::Release);
+            for w in cached {
+                w.cache.insert_written(&w.key, w.value, epoch);
+            }
+            Ok(())
+        })
     }
 
     /// Resolves when the engine becomes poisoned (a failed sync); the server then exits.

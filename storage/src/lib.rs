@@ -19,6 +19,7 @@ mod group_commit;
 mod interrupt;
 mod journal_sync;
 mod lock_manager;
+mod point_cache;
 mod slice;
 mod snapshot;
 mod transaction;

@@ -12,10 +12,11 @@
 //! - Dropping an uncommitted transaction rolls it back.
 
 use crate::Slice;
-use crate::engine::{Engine, Keyspace};
+use crate::engine::{CacheWrite, Engine, Keyspace};
 use crate::error::Result;
 use crate::group_commit::DurabilityTicket;
 use crate::lock_manager::{LockKey, TxnId};
+use crate::point_cache::Cached;
 use crate::snapshot::{KvPair, wrap_iter};
 use fjall::Readable;
 use std::cmp::Ordering;
@@ -44,16 +45,24 @@ struct KsWrites {
 pub struct Transaction {
     engine: Engine,
     id: TxnId,
+    /// The applied commit epoch read just before `snapshot` was taken (point-cache reads).
+    snapshot_epoch: u64,
     snapshot: fjall::Snapshot,
     writes: BTreeMap<u32, KsWrites>,
     locked: Vec<LockKey>,
 }
 
 impl Transaction {
-    pub(crate) fn new(engine: Engine, id: TxnId, snapshot: fjall::Snapshot) -> Self {
+    pub(crate) fn new(
+        engine: Engine,
+        id: TxnId,
+        snapshot_epoch: u64,
+        snapshot: fjall::Snapshot,
+    ) -> Self {
         Self {
             engine,
             id,
+            snapshot_epoch,
             snapshot,
             writes: BTreeMap::new(),
             locked: Vec::new(),
@@ -74,6 +83,7 @@ impl Transaction {
 
     /// Replaces the read snapshot with a fresh one (own writes stay visible).
     pub fn refresh_snapshot(&mut self) {
+        self.snapshot_epoch = self.engine.applied_epoch();
         self.snapshot = self.engine.inner.db.snapshot();
     }
 
@@ -86,7 +96,15 @@ impl Transaction {
         if let Some(v) = self.own_write(ks, key) {
             return Ok(v.clone());
         }
-        Ok(self.snapshot.get(&ks.inner, key)?.map(Slice))
+        let Some(cache) = &ks.cache else {
+            return Ok(self.snapshot.get(&ks.inner, key)?.map(Slice));
+        };
+        if let Cached::Hit(value) = cache.lookup(key, Some(self.snapshot_epoch)) {
+            return Ok(value);
+        }
+        let value = self.snapshot.get(&ks.inner, key)?.map(Slice);
+        cache.offer(key, value.clone(), self.snapshot_epoch);
+        Ok(value)
     }
 
     /// Latest committed value (own writes first), without locking.
@@ -204,15 +222,23 @@ impl Transaction {
             return Ok(DurabilityTicket::ready());
         }
         let mut batch = self.engine.inner.db.batch();
+        let mut cached = Vec::new();
         for w in writes.into_values() {
             for (key, value) in w.map {
+                if let Some(cache) = &w.ks.cache {
+                    cached.push(CacheWrite {
+                        cache: cache.clone(),
+                        key: key.clone(),
+                        value: value.clone(),
+                    });
+                }
                 match value {
                     Some(v) => batch.insert(&w.ks.inner, key, v.0),
                     None => batch.remove(&w.ks.inner, key),
                 }
             }
         }
-        let appended = self.engine.append(batch);
+        let appended = self.engine.append(batch, cached);
         self.release();
         appended
     }

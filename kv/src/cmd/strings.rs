@@ -47,13 +47,36 @@ pub async fn write_string(
 
 /// GET key.
 pub fn get(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
-    let meta = read_string(tx, db, arg(args, 1)?)?;
-    Stats::bump(if meta.is_some() {
+    get_reply(server, tx.meta_with_record(db, arg(args, 1)?)?)
+}
+
+/// GET key outside MULTI: its one read is of the latest committed record (no transaction).
+pub fn get_latest(server: &KvServer, db: u8, args: &[Bytes]) -> KvResult<Reply> {
+    let now = crate::clock::now_ms();
+    get_reply(
+        server,
+        server
+            .store()
+            .latest_meta_with_record(db, arg(args, 1)?, now)?,
+    )
+}
+
+fn get_reply(server: &KvServer, found: Option<(Meta, orcinus_storage::Slice)>) -> KvResult<Reply> {
+    Stats::bump(if found.is_some() {
         &server.stats.keyspace_hits
     } else {
         &server.stats.keyspace_misses
     });
-    Ok(meta.map_or(Reply::Null, |m| Reply::Bulk(Bytes::from(m.inline))))
+    match found {
+        None => Ok(Reply::Null),
+        Some((meta, _)) if meta.key_type != KeyType::String => Err(KvError::wrong_type()),
+        // The reply shares the stored record's buffer: no copy of the value.
+        Some((_, record)) => {
+            let record = Bytes::from_owner(record);
+            let start = Meta::INLINE_OFFSET.min(record.len());
+            Ok(Reply::Bulk(record.slice(start..)))
+        }
+    }
 }
 
 /// How a SET-family command sets the expiry.
@@ -166,7 +189,13 @@ pub async fn set(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> 
             return Err(KvError::syntax());
         }
     }
-    let old = match tx.meta_for_update(db, key).await? {
+    // Without GET the old value is not needed: read its header only.
+    let old = if get {
+        tx.meta_for_update(db, key).await?
+    } else {
+        tx.meta_header_for_update(db, key).await?
+    };
+    let old = match old {
         Some(m) if get && m.key_type != KeyType::String => return Err(KvError::wrong_type()),
         other => other,
     };

@@ -7,6 +7,7 @@
 
 use orcinus_kv::score::format_score;
 use orcinus_kv::{Protocol, Reply};
+use std::io::Write as _;
 
 fn line(out: &mut Vec<u8>, prefix: u8, text: &str) {
     out.push(prefix);
@@ -19,7 +20,8 @@ fn line(out: &mut Vec<u8>, prefix: u8, text: &str) {
 
 fn header(out: &mut Vec<u8>, prefix: u8, n: usize) {
     out.push(prefix);
-    out.extend_from_slice(n.to_string().as_bytes());
+    // Formatted straight into the buffer (writing to a Vec cannot fail).
+    let _ = write!(out, "{n}");
     out.extend_from_slice(b"\r\n");
 }
 
@@ -35,7 +37,11 @@ pub fn encode(reply: &Reply, protocol: Protocol, out: &mut Vec<u8>) {
     match reply {
         Reply::Simple(text) => line(out, b'+', text),
         Reply::Error(text) => line(out, b'-', text),
-        Reply::Integer(n) => line(out, b':', &n.to_string()),
+        Reply::Integer(n) => {
+            out.push(b':');
+            let _ = write!(out, "{n}");
+            out.extend_from_slice(b"\r\n");
+        }
         Reply::Bulk(bytes) => bulk(out, bytes),
         Reply::Null if resp3 => out.extend_from_slice(b"_\r\n"),
         Reply::Null => out.extend_from_slice(b"$-1\r\n"),

@@ -1,7 +1,9 @@
 //! Engine-level tests: reopen after every mutating operation, transactions (isolation, deadlock,
-//! lock-wait timeout, delete-then-insert), and a model-based property test against a BTreeMap.
+//! lock-wait timeout, delete-then-insert), a model-based property test against a BTreeMap, and
+//! the point cache against the same model (old snapshots, eviction, batches, reopen).
 
 mod model;
+mod point_cache;
 mod reopen;
 mod transactions;
 
