@@ -11,6 +11,7 @@
 //!   column's exact type) narrow the key range scanned and are reported `Inexact`, so DataFusion
 //!   still applies them; every other filter is `Unsupported`. Either way the answer is the same.
 
+use super::partitions;
 use super::scan::{KeyRange, StorageScan};
 use crate::catalog::Table;
 use crate::codec::key;
@@ -19,12 +20,12 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::ScalarValue;
-use datafusion::error::Result as DfResult;
+use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::logical_expr::{
     BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
 };
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::streaming::StreamingTableExec;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use orcinus_storage::{Keyspace, ScanIter, Snapshot, Transaction};
 use std::collections::HashMap;
 use std::fmt;
@@ -44,11 +45,37 @@ pub const META_DB: &str = "orcinus.db";
 pub trait RowReader: Send + Sync {
     /// Ascending scan of `ks` within the bounds.
     fn scan(&self, ks: &Keyspace, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> ScanIter;
+
+    /// The least and the greatest key of `ks` within the bounds, if any (used to split a
+    /// scan into partitions; reading them is not reading rows).
+    fn key_bounds(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>>;
 }
 
 impl RowReader for Snapshot {
     fn scan(&self, ks: &Keyspace, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> ScanIter {
         Box::new(self.range(ks, lower, upper))
+    }
+
+    fn key_bounds(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>> {
+        let mut keys = self.range(ks, lower, upper);
+        let Some((first, _)) = keys.next().transpose()? else {
+            return Ok(None);
+        };
+        let last = match keys.next_back().transpose()? {
+            Some((k, _)) => k.to_vec(),
+            None => first.to_vec(),
+        };
+        Ok(Some((first.to_vec(), last)))
     }
 }
 
@@ -56,6 +83,22 @@ impl RowReader for Snapshot {
 impl RowReader for Transaction {
     fn scan(&self, ks: &Keyspace, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> ScanIter {
         Transaction::scan(self, ks, lower, upper, orcinus_storage::Direction::Forward)
+    }
+
+    fn key_bounds(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>> {
+        use orcinus_storage::Direction;
+        let first = Transaction::scan(self, ks, lower, upper, Direction::Forward).next();
+        let Some((first, _)) = first.transpose()? else {
+            return Ok(None);
+        };
+        let last = Transaction::scan(self, ks, lower, upper, Direction::Reverse).next();
+        let last = last.transpose()?.map_or_else(|| first.to_vec(), |(k, _)| k.to_vec());
+        Ok(Some((first.to_vec(), last)))
     }
 }
 
@@ -136,6 +179,25 @@ impl StorageTable {
             data,
             batch_size: batch_size.max(1),
         }
+    }
+
+    /// `range` split into up to `n` partitions of about equal key space (see [`partitions`]).
+    fn partition_ranges(&self, range: KeyRange, n: usize) -> DfResult<Vec<KeyRange>> {
+        if n <= 1 {
+            return Ok(vec![range]);
+        }
+        let (lower, upper) = range.bounds();
+        let storage_err = |e: orcinus_storage::StorageError| {
+            DataFusionError::External(Box::new(crate::SqlError::from(e)))
+        };
+        let Some((first, last)) = self
+            .reader
+            .key_bounds(&self.data, lower, upper)
+            .map_err(storage_err)?
+        else {
+            return Ok(vec![range]);
+        };
+        Ok(partitions::split(&range, &first, &last, n))
     }
 
     /// Position and type of the leading primary-key column (none for hidden row ids).
@@ -259,7 +321,7 @@ impl TableProvider for StorageTable {
 
     async fn scan(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         projection: Option<&Vec<usize>>,
         filters: &[Expr],
         limit: Option<usize>,
@@ -275,23 +337,28 @@ impl TableProvider for StorageTable {
             None => (0..self.schema.fields().len()).collect(),
         };
         let projected = Arc::new(self.schema.project(&columns)?);
-        let part = StorageScan {
-            table: self.table.clone(),
-            schema: projected.clone(),
-            columns,
-            reader: self.reader.clone(),
-            data: self.data.clone(),
-            range,
-            batch_size: self.batch_size,
+        // A LIMIT without filters reads only the first rows: keep such a scan in one piece.
+        let partitions = if limit.is_some() {
+            1
+        } else {
+            state.config_options().execution.target_partitions
         };
-        let exec = StreamingTableExec::try_new(
-            projected,
-            vec![Arc::new(part)],
-            None,
-            Vec::new(),
-            false,
-            limit,
-        )?;
+        let parts: Vec<Arc<dyn PartitionStream>> = self
+            .partition_ranges(range, partitions)?
+            .into_iter()
+            .map(|range| {
+                Arc::new(StorageScan {
+                    table: self.table.clone(),
+                    schema: projected.clone(),
+                    columns: columns.clone(),
+                    reader: self.reader.clone(),
+                    data: self.data.clone(),
+                    range,
+                    batch_size: self.batch_size,
+                }) as Arc<dyn PartitionStream>
+            })
+            .collect();
+        let exec = StreamingTableExec::try_new(projected, parts, None, Vec::new(), false, limit)?;
         Ok(Arc::new(exec))
     }
 }

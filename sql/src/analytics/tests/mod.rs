@@ -41,6 +41,15 @@ impl RowReader for CountingReader {
             }),
         )
     }
+
+    fn key_bounds(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>> {
+        RowReader::key_bounds(&self.inner, ks, lower, upper)
+    }
 }
 
 impl Fixture {
