@@ -25,6 +25,7 @@ pub mod partitions;
 pub mod provider;
 pub mod results;
 pub mod scan;
+pub mod scan_exec;
 
 /// The one column of an analytical EXPLAIN: a text cell holding the logical and physical plans
 /// (also the result column COM_STMT_PREPARE reports for such an EXPLAIN).

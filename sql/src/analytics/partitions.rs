@@ -7,6 +7,9 @@
 //! keep their order under this reading, so for integer primary keys (8 big-endian bytes) the
 //! ranges hold about equally many key values.
 //!
+//! Row estimates (for the optimizer's join order, never for answers) use the same reading: a
+//! partition's first [`SAMPLE_KEYS`] keys give a key density, scaled to the partition's span.
+//!
 //! Invariants: the returned ranges are contiguous, disjoint and ascending, and together they
 //! cover exactly the input range, whatever keys the table holds (rows written after the first
 //! and last keys were read land in the first or last range); every split key lies strictly
@@ -18,11 +21,7 @@ use super::scan::KeyRange;
 /// ranges; one (no split) when `first == last`.
 #[must_use]
 pub fn split(range: &KeyRange, first: &[u8], last: &[u8], n: usize) -> Vec<KeyRange> {
-    let common = first
-        .iter()
-        .zip(last)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let common = common_prefix(first, last);
     let a = window(first, common);
     let b = window(last, common);
     let span = u128::from(b.saturating_sub(a));
@@ -45,6 +44,43 @@ pub fn split(range: &KeyRange, first: &[u8], last: &[u8], n: usize) -> Vec<KeyRa
     }
     ranges.push(range.with_bounds(lower, range.upper.clone()));
     ranges
+}
+
+/// Keys sampled at the start of each partition to estimate its rows.
+pub const SAMPLE_KEYS: usize = 1024;
+
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    a.iter().zip(b).take_while(|(x, y)| x == y).count()
+}
+
+/// Estimated rows of `part` of a range whose stored keys run from `first` to `last`, from
+/// `sample`, the part's first keys (at most [`SAMPLE_KEYS`]): exact when the sample holds the
+/// whole part, else the sample's density over the part's key span; `None` when the sample's
+/// keys are too close to measure.
+#[must_use]
+pub fn estimate_rows(
+    part: &KeyRange,
+    first: &[u8],
+    last: &[u8],
+    sample: &[Vec<u8>],
+) -> Option<usize> {
+    if sample.len() < SAMPLE_KEYS {
+        return Some(sample.len());
+    }
+    let common = common_prefix(first, last);
+    // Every key between `first` and `last` shares their common prefix.
+    let lo = window(part.lower.as_slice().max(first), common);
+    let hi = match &part.upper {
+        Some(u) if u.as_slice() <= last => window(u, common),
+        _ => window(last, common).saturating_add(1),
+    };
+    let (s0, s1) = (sample.first()?, sample.last()?);
+    let sampled = window(s1, common).checked_sub(window(s0, common))?;
+    if sampled == 0 {
+        return None;
+    }
+    let density = (sample.len() - 1) as f64 / sampled as f64;
+    Some((density * hi.saturating_sub(lo) as f64).round() as usize).map(|r| r.max(sample.len()))
 }
 
 /// The 8 bytes of `key` after `at`, zero-padded, as a big-endian integer.
@@ -101,8 +137,14 @@ mod tests {
     #[test]
     fn one_stored_key_or_one_partition_means_no_split() {
         let full = KeyRange::table(7);
-        assert_eq!(split(&full, &int_key(7, 5), &int_key(7, 5), 4), vec![full.clone()]);
-        assert_eq!(split(&full, &int_key(7, 1), &int_key(7, 1000), 1), vec![full.clone()]);
+        assert_eq!(
+            split(&full, &int_key(7, 5), &int_key(7, 5), 4),
+            vec![full.clone()]
+        );
+        assert_eq!(
+            split(&full, &int_key(7, 1), &int_key(7, 1000), 1),
+            vec![full.clone()]
+        );
         // Keys one apart still split (the byte strings between them are keys too).
         let ranges = split(&full, &int_key(7, 5), &int_key(7, 6), 4);
         assert_eq!(ranges.len(), 4);
@@ -124,6 +166,31 @@ mod tests {
         }
         assert!(!ranges.iter().any(|r| r.contains(&int_key(7, 200))));
         assert!(!ranges.iter().any(|r| r.contains(&int_key(7, 99))));
+    }
+
+    #[test]
+    fn row_estimates_follow_the_key_density() {
+        let full = KeyRange::table(7);
+        // Every 4th integer is a key: 1, 5, 9, … up to 400_001 (100_001 keys).
+        let (first, last) = (int_key(7, 1), int_key(7, 400_001));
+        let parts = split(&full, &first, &last, 2);
+        let mut total = 0;
+        for part in &parts {
+            let start = (1..)
+                .step_by(4)
+                .find(|v| part.contains(&int_key(7, *v)))
+                .unwrap();
+            let sample: Vec<Vec<u8>> = (start..)
+                .step_by(4)
+                .take(SAMPLE_KEYS)
+                .map(|v| int_key(7, v))
+                .collect();
+            total += estimate_rows(part, &first, &last, &sample).unwrap();
+        }
+        assert!((95_000..=105_000).contains(&total), "{total}");
+        // A sample smaller than SAMPLE_KEYS is the whole part: exact.
+        let few = vec![int_key(7, 1), int_key(7, 2)];
+        assert_eq!(estimate_rows(&full, &few[0], &few[1], &few), Some(2));
     }
 
     #[test]

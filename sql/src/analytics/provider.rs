@@ -13,6 +13,7 @@
 
 use super::partitions;
 use super::scan::{KeyRange, StorageScan};
+use super::scan_exec::StorageScanExec;
 use crate::catalog::Table;
 use crate::codec::key;
 use crate::types::{Datum, SqlType};
@@ -46,14 +47,25 @@ pub trait RowReader: Send + Sync {
     /// Ascending scan of `ks` within the bounds.
     fn scan(&self, ks: &Keyspace, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> ScanIter;
 
-    /// The least and the greatest key of `ks` within the bounds, if any (used to split a
-    /// scan into partitions; reading them is not reading rows).
-    fn key_bounds(
+    /// Up to `limit` keys of `ks` within the bounds, ascending (descending if `reverse`): the
+    /// scan planner reads them to split a scan and estimate its rows; they are not rows read.
+    fn sample_keys(
         &self,
         ks: &Keyspace,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
-    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>>;
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>>;
+}
+
+fn collect_keys(
+    iter: impl Iterator<Item = orcinus_storage::Result<orcinus_storage::KvPair>>,
+    limit: usize,
+) -> orcinus_storage::Result<Vec<Vec<u8>>> {
+    iter.take(limit)
+        .map(|kv| kv.map(|(k, _)| k.to_vec()))
+        .collect()
 }
 
 impl RowReader for Snapshot {
@@ -61,21 +73,20 @@ impl RowReader for Snapshot {
         Box::new(self.range(ks, lower, upper))
     }
 
-    fn key_bounds(
+    fn sample_keys(
         &self,
         ks: &Keyspace,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
-    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>> {
-        let mut keys = self.range(ks, lower, upper);
-        let Some((first, _)) = keys.next().transpose()? else {
-            return Ok(None);
-        };
-        let last = match keys.next_back().transpose()? {
-            Some((k, _)) => k.to_vec(),
-            None => first.to_vec(),
-        };
-        Ok(Some((first.to_vec(), last)))
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>> {
+        let keys = self.range(ks, lower, upper);
+        if reverse {
+            collect_keys(keys.rev(), limit)
+        } else {
+            collect_keys(keys, limit)
+        }
     }
 }
 
@@ -85,20 +96,21 @@ impl RowReader for Transaction {
         Transaction::scan(self, ks, lower, upper, orcinus_storage::Direction::Forward)
     }
 
-    fn key_bounds(
+    fn sample_keys(
         &self,
         ks: &Keyspace,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
-    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>> {
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>> {
         use orcinus_storage::Direction;
-        let first = Transaction::scan(self, ks, lower, upper, Direction::Forward).next();
-        let Some((first, _)) = first.transpose()? else {
-            return Ok(None);
+        let direction = if reverse {
+            Direction::Reverse
+        } else {
+            Direction::Forward
         };
-        let last = Transaction::scan(self, ks, lower, upper, Direction::Reverse).next();
-        let last = last.transpose()?.map_or_else(|| first.to_vec(), |(k, _)| k.to_vec());
-        Ok(Some((first.to_vec(), last)))
+        collect_keys(Transaction::scan(self, ks, lower, upper, direction), limit)
     }
 }
 
@@ -181,23 +193,39 @@ impl StorageTable {
         }
     }
 
-    /// `range` split into up to `n` partitions of about equal key space (see [`partitions`]).
-    fn partition_ranges(&self, range: KeyRange, n: usize) -> DfResult<Vec<KeyRange>> {
-        if n <= 1 {
-            return Ok(vec![range]);
-        }
-        let (lower, upper) = range.bounds();
+    /// `range` split into up to `n` partitions of about equal key space (see [`partitions`]),
+    /// each with its estimated row count (`None` = unknown).
+    fn partition_ranges(
+        &self,
+        range: KeyRange,
+        n: usize,
+    ) -> DfResult<Vec<(KeyRange, Option<usize>)>> {
         let storage_err = |e: orcinus_storage::StorageError| {
             DataFusionError::External(Box::new(crate::SqlError::from(e)))
         };
-        let Some((first, last)) = self
-            .reader
-            .key_bounds(&self.data, lower, upper)
-            .map_err(storage_err)?
-        else {
-            return Ok(vec![range]);
+        let sample = |r: &KeyRange, limit: usize, reverse: bool| {
+            let (lower, upper) = r.bounds();
+            self.reader
+                .sample_keys(&self.data, lower, upper, limit, reverse)
+                .map_err(storage_err)
         };
-        Ok(partitions::split(&range, &first, &last, n))
+        let first = sample(&range, 1, false)?;
+        let last = sample(&range, 1, true)?;
+        let (Some(first), Some(last)) = (first.first(), last.first()) else {
+            return Ok(vec![(range, Some(0))]);
+        };
+        let parts = if n > 1 {
+            partitions::split(&range, first, last, n)
+        } else {
+            vec![range]
+        };
+        let mut planned = Vec::with_capacity(parts.len());
+        for part in parts {
+            let keys = sample(&part, partitions::SAMPLE_KEYS, false)?;
+            let rows = partitions::estimate_rows(&part, first, last, &keys);
+            planned.push((part, rows));
+        }
+        Ok(planned)
     }
 
     /// Position and type of the leading primary-key column (none for hidden row ids).
@@ -343,10 +371,14 @@ impl TableProvider for StorageTable {
         } else {
             state.config_options().execution.target_partitions
         };
-        let parts: Vec<Arc<dyn PartitionStream>> = self
-            .partition_ranges(range, partitions)?
+        let planned = self.partition_ranges(range, partitions)?;
+        let rows: Vec<Option<usize>> = planned
+            .iter()
+            .map(|(_, r)| r.map(|r| limit.map_or(r, |l| r.min(l))))
+            .collect();
+        let parts: Vec<Arc<dyn PartitionStream>> = planned
             .into_iter()
-            .map(|range| {
+            .map(|(range, _)| {
                 Arc::new(StorageScan {
                     table: self.table.clone(),
                     schema: projected.clone(),
@@ -359,6 +391,7 @@ impl TableProvider for StorageTable {
             })
             .collect();
         let exec = StreamingTableExec::try_new(projected, parts, None, Vec::new(), false, limit)?;
+        let exec = StorageScanExec::new(exec, rows);
         Ok(Arc::new(exec))
     }
 }

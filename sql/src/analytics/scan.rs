@@ -7,8 +7,8 @@
 
 use super::provider::RowReader;
 use crate::catalog::Table;
-use crate::codec::{key, row};
 use crate::codec::row::RawValue;
+use crate::codec::{key, row};
 use crate::types::SqlType;
 use datafusion::arrow::array::{
     ArrayRef, BinaryBuilder, Date32Builder, Decimal128Builder, Float64Builder, Int8Builder,
@@ -261,7 +261,6 @@ impl BatchIter {
     }
 }
 
-
 /// An Arrow builder for one column type.
 enum ColumnBuilder {
     I8(Int8Builder),
@@ -302,11 +301,11 @@ impl ColumnBuilder {
             SqlType::SmallInt { unsigned: true } => Self::U16(UInt16Builder::with_capacity(cap)),
             SqlType::Int { unsigned: true } => Self::U32(UInt32Builder::with_capacity(cap)),
             SqlType::BigInt { unsigned: true } => Self::U64(UInt64Builder::with_capacity(cap)),
-            SqlType::Decimal { precision, scale } => Self::Dec(
-                Decimal128Builder::with_capacity(cap).with_data_type(super::provider::arrow_type(
-                    SqlType::Decimal { precision, scale },
-                )),
-            ),
+            SqlType::Decimal { precision, scale } => {
+                Self::Dec(Decimal128Builder::with_capacity(cap).with_data_type(
+                    super::provider::arrow_type(SqlType::Decimal { precision, scale }),
+                ))
+            }
             SqlType::Double | SqlType::Float => Self::F64(Float64Builder::with_capacity(cap)),
             SqlType::Char { .. } | SqlType::Varchar { .. } | SqlType::Text => {
                 Self::Str(StringBuilder::with_capacity(cap, cap * 16))

@@ -218,9 +218,9 @@ fn datum_of(v: RawValue<'_>, ty: SqlType) -> Result<Datum, CodecError> {
         (RawValue::Double(d), _) => Datum::Double(d),
         (RawValue::Bytes(b), _) => Datum::Bytes(b.to_vec()),
         (RawValue::Int(v), SqlType::Decimal { scale, .. }) => Datum::Decimal { unscaled: v, scale },
-        (RawValue::Int(v), SqlType::Date) => Datum::Date(
-            i32::try_from(v).map_err(|_| CodecError::TypeMismatch("date".into()))?,
-        ),
+        (RawValue::Int(v), SqlType::Date) => {
+            Datum::Date(i32::try_from(v).map_err(|_| CodecError::TypeMismatch("date".into()))?)
+        }
         (RawValue::Int(v), SqlType::DateTime | SqlType::Timestamp) => Datum::DateTime(
             i64::try_from(v).map_err(|_| CodecError::TypeMismatch("datetime".into()))?,
         ),
@@ -241,9 +241,10 @@ pub fn decode_columns(
     let mut out = Vec::with_capacity(wanted.len());
     visit_columns(bytes, types, wanted, |slot, v| {
         let col = wanted.get(slot).copied().unwrap_or_default();
-        let ty = types.get(col).copied().ok_or_else(|| {
-            CodecError::TypeMismatch("column index beyond table width".into())
-        })?;
+        let ty = types
+            .get(col)
+            .copied()
+            .ok_or_else(|| CodecError::TypeMismatch("column index beyond table width".into()))?;
         out.push(datum_of(v, ty)?);
         Ok::<(), CodecError>(())
     })?;

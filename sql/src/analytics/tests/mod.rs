@@ -42,13 +42,15 @@ impl RowReader for CountingReader {
         )
     }
 
-    fn key_bounds(
+    fn sample_keys(
         &self,
         ks: &Keyspace,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
-    ) -> orcinus_storage::Result<Option<(Vec<u8>, Vec<u8>)>> {
-        RowReader::key_bounds(&self.inner, ks, lower, upper)
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>> {
+        RowReader::sample_keys(&self.inner, ks, lower, upper, limit, reverse)
     }
 }
 
