@@ -14,6 +14,10 @@
 # Environment: SF (1), RUNS: Orcinus runs per query, best taken (1), PEER_RUNS (1),
 # QUERIES ("1 2 … 22"), ORCINUS_PORT (13316), ORCINUS_BIN (default: release build, built here),
 # QUERY_TIMEOUT seconds per Orcinus query (1800), KEEP=1 keeps the work directory.
+# Reuse across runs (loading SF 1 takes minutes): ORCINUS_DATA=DIR is the Orcinus data directory
+# — loaded there with `orcinus tpch` when DIR does not exist yet, used as it is (no reload) when it
+# does, never deleted; PARQUET_DIR=DIR likewise for the peers' Parquet files.
+# ORCINUS_CONFIG=FILE passes a TOML configuration to the server (e.g. a larger block cache).
 # Exit status 1 if any Orcinus answer is missing or differs from the oracle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -80,17 +84,31 @@ done
 mkdir -p "$OUT/orcinus"
 : >"$OUT/times.tsv"
 
-echo "generating Parquet (SF $SF) with tpchgen-cli ..." >&2
-tpchgen-cli parquet -s "$SF" --output-dir "$WORK/parquet" >/dev/null
+PARQUET_DIR=${PARQUET_DIR:-$WORK/parquet}
+if [[ -d "$PARQUET_DIR" ]]; then
+    echo "using the Parquet files in $PARQUET_DIR" >&2
+else
+    echo "generating Parquet (SF $SF) with tpchgen-cli ..." >&2
+    tpchgen-cli parquet -s "$SF" --output-dir "$PARQUET_DIR" >/dev/null
+fi
 
-echo "loading SF $SF into Orcinus ..." >&2
-load_start=$(now)
-# `orcinus tpch` writes only to stderr (progress, summary, logs).
-"$ORCINUS_BIN" tpch --sf "$SF" --data-dir "$WORK/orcinus" 2>&1 | tee "$WORK/load.err" >&2
-load_secs=$(awk -v a="$load_start" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}')
-load_line=$(grep -a '^loaded TPC-H' "$WORK/load.err" | tail -1 || true)
+ORCINUS_DATA=${ORCINUS_DATA:-$WORK/orcinus}
+if [[ -d "$ORCINUS_DATA" ]]; then
+    echo "using the Orcinus data directory $ORCINUS_DATA (not reloaded)" >&2
+    load_secs="(reused)"
+    load_line="data directory $ORCINUS_DATA reused"
+else
+    echo "loading SF $SF into Orcinus ..." >&2
+    load_start=$(now)
+    # `orcinus tpch` writes only to stderr (progress, summary, logs).
+    "$ORCINUS_BIN" tpch --sf "$SF" --data-dir "$ORCINUS_DATA" 2>&1 | tee "$WORK/load.err" >&2
+    load_secs=$(awk -v a="$load_start" -v b="$(now)" 'BEGIN {printf "%.1f", b - a}')
+    load_line=$(grep -a '^loaded TPC-H' "$WORK/load.err" | tail -1 || true)
+fi
 
-"$ORCINUS_BIN" --data-dir "$WORK/orcinus" --mysql-port "$ORCINUS_PORT" --redis-port 0 \
+config_args=()
+[[ -n "${ORCINUS_CONFIG:-}" ]] && config_args=(--config "$ORCINUS_CONFIG")
+"$ORCINUS_BIN" "${config_args[@]}" --data-dir "$ORCINUS_DATA" --mysql-port "$ORCINUS_PORT" --redis-port 0 \
     >"$WORK/orcinus.out" 2>"$WORK/orcinus.err" &
 ORCINUS_PID=$!
 wait_port "$ORCINUS_PORT"
@@ -120,7 +138,7 @@ stop_orcinus
 
 echo "running DataFusion and DuckDB over Parquet ..." >&2
 query_list=$(tr ' ' ',' <<<"$QUERIES")
-python3 bench/tpch_compare.py peers --parquet-dir "$WORK/parquet" --query-dir "$WORK/queries/oracle" \
+python3 bench/tpch_compare.py peers --parquet-dir "$PARQUET_DIR" --query-dir "$WORK/queries/oracle" \
     --out-dir "$OUT" --runs "$PEER_RUNS" --queries "$query_list"
 
 echo

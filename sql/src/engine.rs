@@ -199,8 +199,8 @@ pub struct SqlExecutor {
 
 impl SqlExecutor {
     /// Opens the SQL layer over `engine`, loading the catalog, with the analytical executor's
-    /// default settings ([`AnalyticsConfig::default`]: 512 MiB per query, 2 partitions; the
-    /// server configuration has no analytics section yet).
+    /// default settings ([`AnalyticsConfig::default`]: a quarter of RAM per query, one
+    /// partition per core; the server configuration has no analytics section yet).
     pub fn open(engine: Engine) -> Result<Arc<Self>, SqlError> {
         Self::open_with(engine, AnalyticsConfig::default())
     }

@@ -11,7 +11,9 @@
 //!   column's exact type) narrow the key range scanned and are reported `Inexact`, so DataFusion
 //!   still applies them; every other filter is `Unsupported`. Either way the answer is the same.
 
+use super::partitions;
 use super::scan::{KeyRange, StorageScan};
+use super::scan_exec::StorageScanExec;
 use crate::catalog::Table;
 use crate::codec::key;
 use crate::types::{Datum, SqlType};
@@ -19,12 +21,12 @@ use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::ScalarValue;
-use datafusion::error::Result as DfResult;
+use datafusion::error::{DataFusionError, Result as DfResult};
 use datafusion::logical_expr::{
     BinaryExpr, Expr, Operator, TableProviderFilterPushDown, TableType,
 };
 use datafusion::physical_plan::ExecutionPlan;
-use datafusion::physical_plan::streaming::StreamingTableExec;
+use datafusion::physical_plan::streaming::{PartitionStream, StreamingTableExec};
 use orcinus_storage::{Keyspace, ScanIter, Snapshot, Transaction};
 use std::collections::HashMap;
 use std::fmt;
@@ -44,11 +46,47 @@ pub const META_DB: &str = "orcinus.db";
 pub trait RowReader: Send + Sync {
     /// Ascending scan of `ks` within the bounds.
     fn scan(&self, ks: &Keyspace, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> ScanIter;
+
+    /// Up to `limit` keys of `ks` within the bounds, ascending (descending if `reverse`): the
+    /// scan planner reads them to split a scan and estimate its rows; they are not rows read.
+    fn sample_keys(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>>;
+}
+
+fn collect_keys(
+    iter: impl Iterator<Item = orcinus_storage::Result<orcinus_storage::KvPair>>,
+    limit: usize,
+) -> orcinus_storage::Result<Vec<Vec<u8>>> {
+    iter.take(limit)
+        .map(|kv| kv.map(|(k, _)| k.to_vec()))
+        .collect()
 }
 
 impl RowReader for Snapshot {
     fn scan(&self, ks: &Keyspace, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> ScanIter {
         Box::new(self.range(ks, lower, upper))
+    }
+
+    fn sample_keys(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>> {
+        let keys = self.range(ks, lower, upper);
+        if reverse {
+            collect_keys(keys.rev(), limit)
+        } else {
+            collect_keys(keys, limit)
+        }
     }
 }
 
@@ -56,6 +94,23 @@ impl RowReader for Snapshot {
 impl RowReader for Transaction {
     fn scan(&self, ks: &Keyspace, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> ScanIter {
         Transaction::scan(self, ks, lower, upper, orcinus_storage::Direction::Forward)
+    }
+
+    fn sample_keys(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>> {
+        use orcinus_storage::Direction;
+        let direction = if reverse {
+            Direction::Reverse
+        } else {
+            Direction::Forward
+        };
+        collect_keys(Transaction::scan(self, ks, lower, upper, direction), limit)
     }
 }
 
@@ -136,6 +191,41 @@ impl StorageTable {
             data,
             batch_size: batch_size.max(1),
         }
+    }
+
+    /// `range` split into up to `n` partitions of about equal key space (see [`partitions`]),
+    /// each with its estimated row count (`None` = unknown).
+    fn partition_ranges(
+        &self,
+        range: KeyRange,
+        n: usize,
+    ) -> DfResult<Vec<(KeyRange, Option<usize>)>> {
+        let storage_err = |e: orcinus_storage::StorageError| {
+            DataFusionError::External(Box::new(crate::SqlError::from(e)))
+        };
+        let sample = |r: &KeyRange, limit: usize, reverse: bool| {
+            let (lower, upper) = r.bounds();
+            self.reader
+                .sample_keys(&self.data, lower, upper, limit, reverse)
+                .map_err(storage_err)
+        };
+        let first = sample(&range, 1, false)?;
+        let last = sample(&range, 1, true)?;
+        let (Some(first), Some(last)) = (first.first(), last.first()) else {
+            return Ok(vec![(range, Some(0))]);
+        };
+        let parts = if n > 1 {
+            partitions::split(&range, first, last, n)
+        } else {
+            vec![range]
+        };
+        let mut planned = Vec::with_capacity(parts.len());
+        for part in parts {
+            let keys = sample(&part, partitions::SAMPLE_KEYS, false)?;
+            let rows = partitions::estimate_rows(&part, first, last, &keys);
+            planned.push((part, rows));
+        }
+        Ok(planned)
     }
 
     /// Position and type of the leading primary-key column (none for hidden row ids).
@@ -259,7 +349,7 @@ impl TableProvider for StorageTable {
 
     async fn scan(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         projection: Option<&Vec<usize>>,
         filters: &[Expr],
         limit: Option<usize>,
@@ -275,23 +365,33 @@ impl TableProvider for StorageTable {
             None => (0..self.schema.fields().len()).collect(),
         };
         let projected = Arc::new(self.schema.project(&columns)?);
-        let part = StorageScan {
-            table: self.table.clone(),
-            schema: projected.clone(),
-            columns,
-            reader: self.reader.clone(),
-            data: self.data.clone(),
-            range,
-            batch_size: self.batch_size,
+        // A LIMIT without filters reads only the first rows: keep such a scan in one piece.
+        let partitions = if limit.is_some() {
+            1
+        } else {
+            state.config_options().execution.target_partitions
         };
-        let exec = StreamingTableExec::try_new(
-            projected,
-            vec![Arc::new(part)],
-            None,
-            Vec::new(),
-            false,
-            limit,
-        )?;
+        let planned = self.partition_ranges(range, partitions)?;
+        let rows: Vec<Option<usize>> = planned
+            .iter()
+            .map(|(_, r)| r.map(|r| limit.map_or(r, |l| r.min(l))))
+            .collect();
+        let parts: Vec<Arc<dyn PartitionStream>> = planned
+            .into_iter()
+            .map(|(range, _)| {
+                Arc::new(StorageScan {
+                    table: self.table.clone(),
+                    schema: projected.clone(),
+                    columns: columns.clone(),
+                    reader: self.reader.clone(),
+                    data: self.data.clone(),
+                    range,
+                    batch_size: self.batch_size,
+                }) as Arc<dyn PartitionStream>
+            })
+            .collect();
+        let exec = StreamingTableExec::try_new(projected, parts, None, Vec::new(), false, limit)?;
+        let exec = StorageScanExec::new(exec, rows);
         Ok(Arc::new(exec))
     }
 }

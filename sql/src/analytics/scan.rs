@@ -7,8 +7,9 @@
 
 use super::provider::RowReader;
 use crate::catalog::Table;
+use crate::codec::row::RawValue;
 use crate::codec::{key, row};
-use crate::types::{Datum, SqlType};
+use crate::types::SqlType;
 use datafusion::arrow::array::{
     ArrayRef, BinaryBuilder, Date32Builder, Decimal128Builder, Float64Builder, Int8Builder,
     Int16Builder, Int32Builder, Int64Builder, StringBuilder, TimestampMicrosecondBuilder,
@@ -59,6 +60,33 @@ impl KeyRange {
             upper,
             table_end: self.table_end,
         }
+    }
+
+    /// The same table's range `[lower, upper)`.
+    #[must_use]
+    pub fn with_bounds(&self, lower: Vec<u8>, upper: Option<Vec<u8>>) -> Self {
+        Self {
+            lower,
+            upper,
+            table_end: self.table_end.clone(),
+        }
+    }
+
+    /// True if `key` lies in the range.
+    #[must_use]
+    pub fn contains(&self, key: &[u8]) -> bool {
+        key >= self.lower.as_slice()
+            && match self.upper_bound() {
+                Bound::Excluded(u) => key < u,
+                Bound::Included(u) => key <= u,
+                Bound::Unbounded => true,
+            }
+    }
+
+    /// The bounds to scan.
+    #[must_use]
+    pub fn bounds(&self) -> (Bound<&[u8]>, Bound<&[u8]>) {
+        (Bound::Included(self.lower.as_slice()), self.upper_bound())
     }
 
     /// True if the range is the whole table.
@@ -116,11 +144,8 @@ impl PartitionStream for StorageScan {
     }
 
     fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
-        let iter = self.reader.scan(
-            &self.data,
-            Bound::Included(&self.range.lower),
-            self.range.upper_bound(),
-        );
+        let (lower, upper) = self.range.bounds();
+        let iter = self.reader.scan(&self.data, lower, upper);
         // Decode ascending column positions, then place them in output order.
         let mut wanted = self.columns.clone();
         wanted.sort_unstable();
@@ -183,32 +208,50 @@ fn ext(e: crate::SqlError) -> DataFusionError {
 
 impl BatchIter {
     fn next_batch(&mut self) -> DfResult<Option<RecordBatch>> {
-        let types: Vec<SqlType> = self
-            .order
+        let types = &self.table.types;
+        let mut builders = self
+            .wanted
             .iter()
-            .filter_map(|&i| self.wanted.get(i))
-            .filter_map(|&c| self.table.types.get(c).copied())
-            .collect();
-        let mut builders: Vec<ColumnBuilder> = types
-            .iter()
-            .map(|t| ColumnBuilder::new(*t, self.batch_size))
-            .collect();
+            .map(|&c| {
+                let ty = types.get(c).copied().ok_or_else(|| {
+                    ext(crate::SqlError::Internal(format!(
+                        "column {c} beyond the width of {}",
+                        self.table.def.name
+                    )))
+                })?;
+                Ok(ColumnBuilder::new(ty, self.batch_size))
+            })
+            .collect::<DfResult<Vec<ColumnBuilder>>>()?;
         let mut rows = 0usize;
         while rows < self.batch_size {
             let Some(item) = self.iter.next() else { break };
             let (_, v) = item.map_err(|e| ext(e.into()))?;
-            let values = row::decode_columns(&v, &self.table.types, &self.wanted)
-                .map_err(|e| ext(e.into()))?;
-            for (b, &i) in builders.iter_mut().zip(&self.order) {
-                let d = values.get(i).unwrap_or(&Datum::Null);
-                b.push(d)?;
-            }
+            row::visit_columns(&v, types, &self.wanted, |slot, value| {
+                match builders.get_mut(slot) {
+                    Some(b) => b.push(value),
+                    None => Err(crate::SqlError::Internal(
+                        "decoded column without a builder".into(),
+                    )),
+                }
+            })
+            .map_err(ext)?;
             rows += 1;
         }
         if rows == 0 {
             return Ok(None);
         }
-        let arrays: Vec<ArrayRef> = builders.into_iter().map(ColumnBuilder::finish).collect();
+        let decoded: Vec<ArrayRef> = builders.into_iter().map(ColumnBuilder::finish).collect();
+        let arrays = self
+            .order
+            .iter()
+            .map(|&i| {
+                decoded.get(i).cloned().ok_or_else(|| {
+                    ext(crate::SqlError::Internal(
+                        "projected column was not decoded".into(),
+                    ))
+                })
+            })
+            .collect::<DfResult<Vec<ArrayRef>>>()?;
         let options = RecordBatchOptions::new().with_row_count(Some(rows));
         Ok(Some(RecordBatch::try_new_with_options(
             self.schema.clone(),
@@ -228,7 +271,7 @@ enum ColumnBuilder {
     U16(UInt16Builder),
     U32(UInt32Builder),
     U64(UInt64Builder),
-    Dec(Decimal128Builder, u8),
+    Dec(Decimal128Builder),
     F64(Float64Builder),
     Str(StringBuilder),
     Bin(BinaryBuilder),
@@ -236,17 +279,14 @@ enum ColumnBuilder {
     Ts(TimestampMicrosecondBuilder),
 }
 
-fn bad(d: &Datum, what: &str) -> DataFusionError {
-    ext(crate::SqlError::Internal(format!(
-        "stored value {d:?} does not fit a {what} column"
-    )))
+fn bad(v: RawValue<'_>, what: &str) -> crate::SqlError {
+    crate::SqlError::Internal(format!("stored value {v:?} does not fit a {what} column"))
 }
 
-fn int_of<T: TryFrom<i64> + TryFrom<u64>>(d: &Datum, what: &str) -> DfResult<T> {
-    match d {
-        Datum::Int(v) => T::try_from(*v).map_err(|_| bad(d, what)),
-        Datum::UInt(v) => T::try_from(*v).map_err(|_| bad(d, what)),
-        _ => Err(bad(d, what)),
+fn int_of<T: TryFrom<i128>>(v: RawValue<'_>, what: &str) -> crate::error::SqlResult<T> {
+    match v {
+        RawValue::Int(i) => T::try_from(i).map_err(|_| bad(v, what)),
+        _ => Err(bad(v, what)),
     }
 }
 
@@ -261,12 +301,11 @@ impl ColumnBuilder {
             SqlType::SmallInt { unsigned: true } => Self::U16(UInt16Builder::with_capacity(cap)),
             SqlType::Int { unsigned: true } => Self::U32(UInt32Builder::with_capacity(cap)),
             SqlType::BigInt { unsigned: true } => Self::U64(UInt64Builder::with_capacity(cap)),
-            SqlType::Decimal { precision, scale } => Self::Dec(
-                Decimal128Builder::with_capacity(cap).with_data_type(super::provider::arrow_type(
-                    SqlType::Decimal { precision, scale },
-                )),
-                scale,
-            ),
+            SqlType::Decimal { precision, scale } => {
+                Self::Dec(Decimal128Builder::with_capacity(cap).with_data_type(
+                    super::provider::arrow_type(SqlType::Decimal { precision, scale }),
+                ))
+            }
             SqlType::Double | SqlType::Float => Self::F64(Float64Builder::with_capacity(cap)),
             SqlType::Char { .. } | SqlType::Varchar { .. } | SqlType::Text => {
                 Self::Str(StringBuilder::with_capacity(cap, cap * 16))
@@ -279,8 +318,9 @@ impl ColumnBuilder {
         }
     }
 
-    fn push(&mut self, d: &Datum) -> DfResult<()> {
-        if d.is_null() {
+    /// Appends one stored value (decimals are stored at the column's scale, the builder's).
+    fn push(&mut self, v: RawValue<'_>) -> crate::error::SqlResult<()> {
+        if v == RawValue::Null {
             match self {
                 Self::I8(b) => b.append_null(),
                 Self::I16(b) => b.append_null(),
@@ -290,7 +330,7 @@ impl ColumnBuilder {
                 Self::U16(b) => b.append_null(),
                 Self::U32(b) => b.append_null(),
                 Self::U64(b) => b.append_null(),
-                Self::Dec(b, _) => b.append_null(),
+                Self::Dec(b) => b.append_null(),
                 Self::F64(b) => b.append_null(),
                 Self::Str(b) => b.append_null(),
                 Self::Bin(b) => b.append_null(),
@@ -300,43 +340,34 @@ impl ColumnBuilder {
             return Ok(());
         }
         match self {
-            Self::I8(b) => b.append_value(int_of(d, "TINYINT")?),
-            Self::I16(b) => b.append_value(int_of(d, "SMALLINT")?),
-            Self::I32(b) => b.append_value(int_of(d, "INT")?),
-            Self::I64(b) => b.append_value(int_of(d, "BIGINT")?),
-            Self::U8(b) => b.append_value(int_of(d, "TINYINT UNSIGNED")?),
-            Self::U16(b) => b.append_value(int_of(d, "SMALLINT UNSIGNED")?),
-            Self::U32(b) => b.append_value(int_of(d, "INT UNSIGNED")?),
-            Self::U64(b) => b.append_value(int_of(d, "BIGINT UNSIGNED")?),
-            Self::Dec(b, scale) => match d {
-                Datum::Decimal { unscaled, scale: s } => b.append_value(
-                    Datum::rescale_decimal(*unscaled, *s, *scale)
-                        .ok_or_else(|| bad(d, "DECIMAL"))?,
-                ),
-                _ => return Err(bad(d, "DECIMAL")),
+            Self::I8(b) => b.append_value(int_of(v, "TINYINT")?),
+            Self::I16(b) => b.append_value(int_of(v, "SMALLINT")?),
+            Self::I32(b) => b.append_value(int_of(v, "INT")?),
+            Self::I64(b) => b.append_value(int_of(v, "BIGINT")?),
+            Self::U8(b) => b.append_value(int_of(v, "TINYINT UNSIGNED")?),
+            Self::U16(b) => b.append_value(int_of(v, "SMALLINT UNSIGNED")?),
+            Self::U32(b) => b.append_value(int_of(v, "INT UNSIGNED")?),
+            Self::U64(b) => b.append_value(int_of(v, "BIGINT UNSIGNED")?),
+            Self::Dec(b) => match v {
+                RawValue::Int(i) => b.append_value(i),
+                _ => return Err(bad(v, "DECIMAL")),
             },
-            Self::F64(b) => match d {
-                Datum::Double(v) => b.append_value(*v),
-                _ => return Err(bad(d, "DOUBLE")),
+            Self::F64(b) => match v {
+                RawValue::Double(d) => b.append_value(d),
+                _ => return Err(bad(v, "DOUBLE")),
             },
-            Self::Str(b) => match d {
-                Datum::Bytes(v) => {
-                    b.append_value(std::str::from_utf8(v).map_err(|_| bad(d, "utf8mb4"))?)
+            Self::Str(b) => match v {
+                RawValue::Bytes(bytes) => {
+                    b.append_value(std::str::from_utf8(bytes).map_err(|_| bad(v, "utf8mb4"))?)
                 }
-                _ => return Err(bad(d, "string")),
+                _ => return Err(bad(v, "string")),
             },
-            Self::Bin(b) => match d {
-                Datum::Bytes(v) => b.append_value(v),
-                _ => return Err(bad(d, "BLOB")),
+            Self::Bin(b) => match v {
+                RawValue::Bytes(bytes) => b.append_value(bytes),
+                _ => return Err(bad(v, "BLOB")),
             },
-            Self::Date(b) => match d {
-                Datum::Date(v) => b.append_value(*v),
-                _ => return Err(bad(d, "DATE")),
-            },
-            Self::Ts(b) => match d {
-                Datum::DateTime(v) => b.append_value(*v),
-                _ => return Err(bad(d, "DATETIME")),
-            },
+            Self::Date(b) => b.append_value(int_of(v, "DATE")?),
+            Self::Ts(b) => b.append_value(int_of(v, "DATETIME")?),
         }
         Ok(())
     }
@@ -351,7 +382,7 @@ impl ColumnBuilder {
             Self::U16(mut b) => Arc::new(b.finish()),
             Self::U32(mut b) => Arc::new(b.finish()),
             Self::U64(mut b) => Arc::new(b.finish()),
-            Self::Dec(mut b, _) => Arc::new(b.finish()),
+            Self::Dec(mut b) => Arc::new(b.finish()),
             Self::F64(mut b) => Arc::new(b.finish()),
             Self::Str(mut b) => Arc::new(b.finish()),
             Self::Bin(mut b) => Arc::new(b.finish()),

@@ -109,34 +109,27 @@ pub fn encode_row(values: &[Datum], types: &[SqlType]) -> Result<Vec<u8>, CodecE
     Ok(buf)
 }
 
-fn decode_value(input: &mut &[u8], ty: SqlType) -> Result<Datum, CodecError> {
-    let int = |input: &mut &[u8]| get_varint(input).map(unzigzag);
+/// One stored value, borrowed from the row bytes: integers, dates, datetimes and decimals
+/// (unscaled, at the column's scale) as `Int`, DOUBLE/FLOAT as `Double`, strings and blobs as
+/// `Bytes`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RawValue<'a> {
+    Null,
+    Int(i128),
+    Double(f64),
+    Bytes(&'a [u8]),
+}
+
+fn read_value<'a>(input: &mut &'a [u8], ty: SqlType) -> Result<RawValue<'a>, CodecError> {
     Ok(match ty {
-        t if t.is_integer() => {
-            let v = int(input)?;
-            i64::try_from(v)
-                .map(Datum::Int)
-                .or_else(|_| u64::try_from(v).map(Datum::UInt))
-                .map_err(|_| CodecError::TypeMismatch("integer out of range".into()))?
-        }
         SqlType::Double | SqlType::Float => {
             let (head, rest) = input
                 .split_first_chunk::<8>()
                 .ok_or(CodecError::Truncated("double"))?;
             *input = rest;
-            Datum::Double(f64::from_le_bytes(*head))
+            RawValue::Double(f64::from_le_bytes(*head))
         }
-        SqlType::Decimal { scale, .. } => Datum::Decimal {
-            unscaled: int(input)?,
-            scale,
-        },
-        SqlType::Date => Datum::Date(
-            i32::try_from(int(input)?).map_err(|_| CodecError::TypeMismatch("date".into()))?,
-        ),
-        SqlType::DateTime | SqlType::Timestamp => Datum::DateTime(
-            i64::try_from(int(input)?).map_err(|_| CodecError::TypeMismatch("datetime".into()))?,
-        ),
-        _ => {
+        SqlType::Char { .. } | SqlType::Varchar { .. } | SqlType::Text | SqlType::Blob => {
             let len =
                 usize::try_from(get_varint(input)?).map_err(|_| CodecError::Truncated("string"))?;
             if input.len() < len {
@@ -144,8 +137,9 @@ fn decode_value(input: &mut &[u8], ty: SqlType) -> Result<Datum, CodecError> {
             }
             let (body, rest) = input.split_at(len);
             *input = rest;
-            Datum::Bytes(body.to_vec())
+            RawValue::Bytes(body)
         }
+        _ => RawValue::Int(unzigzag(get_varint(input)?)),
     })
 }
 
@@ -166,13 +160,15 @@ fn skip_value(input: &mut &[u8], ty: SqlType) -> Result<(), CodecError> {
     Ok(())
 }
 
-/// Decodes the columns listed in `wanted` (ascending column indexes) from a stored row;
-/// returns them in the order of `wanted`. Columns not stored decode as NULL.
-pub fn decode_columns(
-    bytes: &[u8],
+/// Walks a stored row and calls `f(slot, value)` for each column listed in `wanted`
+/// (ascending column indexes; `slot` is the position in `wanted`), without allocating. Columns
+/// not stored are `Null`. An error from `f` stops the walk and is returned.
+pub fn visit_columns<'a, E: From<CodecError>>(
+    bytes: &'a [u8],
     types: &[SqlType],
     wanted: &[usize],
-) -> Result<Vec<Datum>, CodecError> {
+    mut f: impl FnMut(usize, RawValue<'a>) -> Result<(), E>,
+) -> Result<(), E> {
     let mut input = bytes;
     let (&version, rest) = input
         .split_first()
@@ -181,7 +177,8 @@ pub fn decode_columns(
         return Err(CodecError::UnknownTag {
             what: "row format version",
             byte: version,
-        });
+        }
+        .into());
     }
     input = rest;
     let stored =
@@ -193,27 +190,64 @@ pub fn decode_columns(
     input = input
         .get(bitmap_len..)
         .ok_or(CodecError::Truncated("null bitmap"))?;
-    let mut out = Vec::with_capacity(wanted.len());
-    let mut next = wanted.iter().peekable();
+    let mut slot = 0usize;
     for (i, &ty) in types.iter().enumerate() {
-        let Some(&&want) = next.peek() else { break };
+        let Some(&want) = wanted.get(slot) else { break };
         let is_null = i >= stored || bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
         if want == i {
-            out.push(if is_null {
-                Datum::Null
+            let value = if is_null {
+                RawValue::Null
             } else {
-                decode_value(&mut input, ty)?
-            });
-            next.next();
+                read_value(&mut input, ty)?
+            };
+            f(slot, value)?;
+            slot += 1;
         } else if !is_null {
             skip_value(&mut input, ty)?;
         }
     }
-    if out.len() != wanted.len() {
-        return Err(CodecError::TypeMismatch(
-            "column index beyond table width".into(),
-        ));
+    if slot != wanted.len() {
+        return Err(CodecError::TypeMismatch("column index beyond table width".into()).into());
     }
+    Ok(())
+}
+
+fn datum_of(v: RawValue<'_>, ty: SqlType) -> Result<Datum, CodecError> {
+    Ok(match (v, ty) {
+        (RawValue::Null, _) => Datum::Null,
+        (RawValue::Double(d), _) => Datum::Double(d),
+        (RawValue::Bytes(b), _) => Datum::Bytes(b.to_vec()),
+        (RawValue::Int(v), SqlType::Decimal { scale, .. }) => Datum::Decimal { unscaled: v, scale },
+        (RawValue::Int(v), SqlType::Date) => {
+            Datum::Date(i32::try_from(v).map_err(|_| CodecError::TypeMismatch("date".into()))?)
+        }
+        (RawValue::Int(v), SqlType::DateTime | SqlType::Timestamp) => Datum::DateTime(
+            i64::try_from(v).map_err(|_| CodecError::TypeMismatch("datetime".into()))?,
+        ),
+        (RawValue::Int(v), _) => i64::try_from(v)
+            .map(Datum::Int)
+            .or_else(|_| u64::try_from(v).map(Datum::UInt))
+            .map_err(|_| CodecError::TypeMismatch("integer out of range".into()))?,
+    })
+}
+
+/// Decodes the columns listed in `wanted` (ascending column indexes) from a stored row;
+/// returns them in the order of `wanted`. Columns not stored decode as NULL.
+pub fn decode_columns(
+    bytes: &[u8],
+    types: &[SqlType],
+    wanted: &[usize],
+) -> Result<Vec<Datum>, CodecError> {
+    let mut out = Vec::with_capacity(wanted.len());
+    visit_columns(bytes, types, wanted, |slot, v| {
+        let col = wanted.get(slot).copied().unwrap_or_default();
+        let ty = types
+            .get(col)
+            .copied()
+            .ok_or_else(|| CodecError::TypeMismatch("column index beyond table width".into()))?;
+        out.push(datum_of(v, ty)?);
+        Ok::<(), CodecError>(())
+    })?;
     Ok(out)
 }
 

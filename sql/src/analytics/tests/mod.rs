@@ -41,6 +41,17 @@ impl RowReader for CountingReader {
             }),
         )
     }
+
+    fn sample_keys(
+        &self,
+        ks: &Keyspace,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+        limit: usize,
+        reverse: bool,
+    ) -> orcinus_storage::Result<Vec<Vec<u8>>> {
+        RowReader::sample_keys(&self.inner, ks, lower, upper, limit, reverse)
+    }
 }
 
 impl Fixture {
