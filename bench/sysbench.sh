@@ -53,7 +53,9 @@ start_mariadb() {
         >"$WORK/mariadb.out" 2>&1 &
     MARIADB_PID=$!
     wait_port "$MARIADB_PORT"
-    mariadb -h127.0.0.1 -P"$MARIADB_PORT" -uroot -e "CREATE DATABASE sbtest; CREATE USER IF NOT EXISTS 'sbtest'@'%'; GRANT ALL ON sbtest.* TO 'sbtest'@'%'"
+    # mariadb-install-db creates anonymous accounts (''@localhost, ''@host) that would match
+    # sysbench's 127.0.0.1 connection before 'sbtest'@'%' does, so drop them.
+    mariadb -h127.0.0.1 -P"$MARIADB_PORT" -uroot -e "DROP USER IF EXISTS ''@'localhost'; DROP USER IF EXISTS ''@'$(hostname)'; CREATE DATABASE sbtest; CREATE USER IF NOT EXISTS 'sbtest'@'%'; GRANT ALL ON sbtest.* TO 'sbtest'@'%'"
 }
 
 wait_port() {
