@@ -74,8 +74,15 @@ run_one() {
         --mysql-db=sbtest --tables="$TABLES" --table-size="$TABLE_SIZE")
     taskset -c 0 sysbench "$workload" "${common[@]}" --threads=8 prepare >/dev/null
     local out
-    out=$(taskset -c 0 sysbench "$workload" "${common[@]}" --threads="$threads" --time="$TIME" \
-        --report-interval=0 --percentile=95 run)
+    if ! out=$(taskset -c 0 sysbench "$workload" "${common[@]}" --threads="$threads" --time="$TIME" \
+        --report-interval=0 --percentile=95 run 2>&1); then
+        # A failed run is reported, not fatal: its cell shows "failed" and the matrix goes on.
+        echo "sysbench $workload at $threads threads against port $port failed:" >&2
+        tail -n 5 <<<"$out" >&2
+        taskset -c 0 sysbench "$workload" "${common[@]}" cleanup >/dev/null 2>&1 || true
+        echo "failed failed"
+        return 0
+    fi
     taskset -c 0 sysbench "$workload" "${common[@]}" cleanup >/dev/null
     local qps p95
     qps=$(awk '/queries:/ {gsub(/[()]/,"",$3); print $3; exit}' <<<"$out")
@@ -89,6 +96,7 @@ measure() { # PORT USER WORKLOAD THREADS -> "median_qps median_p95"
     local qs=() ps=()
     for _ in $(seq 1 "$ROUNDS"); do
         read -r q p < <(run_one "$@")
+        if [[ "$q" == failed ]]; then echo "failed failed"; return 0; fi
         qs+=("$q"); ps+=("$p")
     done
     echo "$(printf '%s\n' "${qs[@]}" | median) $(printf '%s\n' "${ps[@]}" | median)"
@@ -104,9 +112,12 @@ for threads in $THREADS $HIGH_THREADS; do
         [[ "$threads" == "$HIGH_THREADS" && "$w" != oltp_read_write ]] && continue
         read -r oq op < <(measure "$ORCINUS_PORT" root "$w" "$threads")
         read -r mq mp < <(measure "$MARIADB_PORT" sbtest "$w" "$threads")
-        ratio=$(awk -v a="$oq" -v b="$mq" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+        ratio=n/a
+        if [[ "$oq" != failed && "$mq" != failed ]]; then
+            ratio=$(awk -v a="$oq" -v b="$mq" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
+        fi
         echo "| $w | $threads | $oq | $op | $mq | $mp | $ratio |"
-        [[ "$w" == oltp_read_write ]] && ORC_RW[$threads]=$oq
+        [[ "$w" == oltp_read_write && "$oq" != failed ]] && ORC_RW[$threads]=$oq
     done
 done
 if [[ -n "${ORC_RW[$HIGH_THREADS]:-}" && -n "${ORC_RW[${THREADS%% *}]:-}" ]]; then
