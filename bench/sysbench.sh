@@ -49,7 +49,7 @@ start_mariadb() {
     mariadb-install-db --no-defaults --datadir="$WORK/mariadb" --user=root --auth-root-authentication-method=normal >/dev/null
     taskset -c 1 mariadbd --no-defaults --datadir="$WORK/mariadb" --user=root --port="$MARIADB_PORT" \
         --bind-address=127.0.0.1 --socket="$WORK/mariadb.sock" --innodb-flush-log-at-trx-commit=1 \
-        --innodb-buffer-pool-size=2G --max-connections=1000 --skip-log-bin \
+        --innodb-buffer-pool-size=2G --max-connections=1000 --max-prepared-stmt-count=1048576 --skip-log-bin \
         >"$WORK/mariadb.out" 2>&1 &
     MARIADB_PID=$!
     wait_port "$MARIADB_PORT"
