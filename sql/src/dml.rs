@@ -10,7 +10,7 @@
 
 use crate::access;
 use crate::bind::Binder;
-use crate::catalog::{CatalogSnapshot, Table};
+use crate::catalog::{CatalogSnapshot, ColumnDef, Table};
 use crate::coerce;
 use crate::error::{SqlError, SqlResult};
 use crate::expr::BExpr;
@@ -258,25 +258,7 @@ pub async fn execute_insert(
                     .ok_or_else(|| SqlError::NoDefault(col.name.clone()))?,
             };
             if Some(i) == auto {
-                let explicit = match &d {
-                    Datum::Null => None,
-                    Datum::Int(v) => u64::try_from(*v).ok().filter(|v| *v != 0),
-                    Datum::UInt(v) => Some(*v).filter(|v| *v != 0),
-                    _ => None,
-                };
-                match explicit {
-                    Some(v) => {
-                        table
-                            .next_auto
-                            .fetch_max(v.saturating_add(1), Ordering::SeqCst);
-                    }
-                    None if d.is_null() || matches!(d, Datum::Int(0) | Datum::UInt(0)) => {
-                        let id = table.next_auto.fetch_add(1, Ordering::SeqCst);
-                        first_generated.get_or_insert(id);
-                        d = coerce::coerce(&Datum::UInt(id), col, rowno)?;
-                    }
-                    None => {}
-                }
+                d = assign_auto_increment(table, col, d, rowno, &mut first_generated)?;
             }
             if d.is_null() && !col.nullable {
                 return Err(SqlError::NotNull(col.name.clone()));
@@ -570,4 +552,36 @@ pub async fn execute_modify(
             "Rows matched: {matched}  Changed: {changed}  Warnings: 0"
         )),
     })
+}
+
+/// MySQL's AUTO_INCREMENT rule for the value `d` given to the auto-increment column `col` of
+/// row `rowno`: NULL or 0 takes the table's next value (the first one generated is kept in
+/// `first_generated`, for LAST_INSERT_ID); an explicit positive value moves the counter past
+/// itself; any other value is stored as given. Shared by INSERT/REPLACE and LOAD DATA.
+pub(crate) fn assign_auto_increment(
+    table: &Table,
+    col: &ColumnDef,
+    d: Datum,
+    rowno: usize,
+    first_generated: &mut Option<u64>,
+) -> SqlResult<Datum> {
+    let explicit = match &d {
+        Datum::Int(v) => u64::try_from(*v).ok().filter(|v| *v != 0),
+        Datum::UInt(v) => Some(*v).filter(|v| *v != 0),
+        _ => None,
+    };
+    match explicit {
+        Some(v) => {
+            table
+                .next_auto
+                .fetch_max(v.saturating_add(1), Ordering::SeqCst);
+            Ok(d)
+        }
+        None if d.is_null() || matches!(d, Datum::Int(0) | Datum::UInt(0)) => {
+            let id = table.next_auto.fetch_add(1, Ordering::SeqCst);
+            first_generated.get_or_insert(id);
+            coerce::coerce(&Datum::UInt(id), col, rowno)
+        }
+        None => Ok(d),
+    }
 }

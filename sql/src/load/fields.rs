@@ -14,7 +14,7 @@
 //! Invariant: a record is produced only once its line terminator (or the end of input) has been
 //! seen, so chunk boundaries never change the result.
 
-use super::parse::FileFormat;
+use super::parse::{FileFormat, unescape};
 
 /// One field: its bytes, or NULL.
 pub type Field = Option<Vec<u8>>;
@@ -147,7 +147,7 @@ impl RecordReader {
                     let Some(next) = at(i + 1) else {
                         return self.eof.then(|| (Some(value), i + 1, true));
                     };
-                    value.push(escaped(next));
+                    value.push(unescape(next));
                     i += 2;
                     continue;
                 }
@@ -219,7 +219,7 @@ impl RecordReader {
                     return None;
                 };
                 raw_null = i == start && next == b'N';
-                value.push(escaped(next));
+                value.push(unescape(next));
                 i += 2;
                 continue;
             }
@@ -238,18 +238,6 @@ fn finish_unenclosed(value: Vec<u8>, raw_null: bool, f: &FileFormat) -> Field {
         return None;
     }
     Some(value)
-}
-
-fn escaped(c: u8) -> u8 {
-    match c {
-        b'0' => 0,
-        b'b' => 8,
-        b'n' => b'\n',
-        b'r' => b'\r',
-        b't' => b'\t',
-        b'Z' => 26,
-        other => other,
-    }
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

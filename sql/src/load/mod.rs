@@ -353,23 +353,7 @@ async fn load_record(
             },
         };
         if Some(i) == auto {
-            let explicit = match &d {
-                Datum::Int(v) => u64::try_from(*v).ok().filter(|v| *v != 0),
-                Datum::UInt(v) => Some(*v).filter(|v| *v != 0),
-                _ => None,
-            };
-            match explicit {
-                Some(v) => {
-                    table
-                        .next_auto
-                        .fetch_max(v.saturating_add(1), Ordering::SeqCst);
-                }
-                None => {
-                    let id = table.next_auto.fetch_add(1, Ordering::SeqCst);
-                    out.first_generated.get_or_insert(id);
-                    d = crate::coerce::coerce(&Datum::UInt(id), col, rowno)?;
-                }
-            }
+            d = crate::dml::assign_auto_increment(table, col, d, rowno, &mut out.first_generated)?;
         }
         if d.is_null() && !col.nullable {
             let e = SqlError::NullToNotNull {

@@ -110,8 +110,8 @@ fn syntax(near: &str) -> SqlError {
     }
 }
 
-/// MySQL's backslash escape sequences in string literals.
-fn unescape(c: u8) -> u8 {
+/// MySQL's backslash escape sequences, in string literals and in ESCAPED BY fields.
+pub(super) fn unescape(c: u8) -> u8 {
     match c {
         b'0' => 0,
         b'b' => 8,
