@@ -5,7 +5,8 @@
 #
 # Servers are pinned to CPU 1 and sysbench to CPU 0 (taskset) so runs repeat on a 2-core machine.
 # Environment: TABLES (4), TABLE_SIZE (100000), TIME (30 s per run), THREADS ("32"),
-# WORKLOADS (the issue's eight), ROUNDS (1; medians when > 1), HIGH_THREADS (500).
+# WORKLOADS (the issue's eight), ROUNDS (1; medians when > 1), HIGH_THREADS (500),
+# ORCINUS_BIN (skip the release build and run this binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,8 +36,11 @@ cleanup() {
 }
 
 start_orcinus() {
-    cargo build --release -q -p orcinus
-    local bin=${CARGO_TARGET_DIR:-target}/release/orcinus
+    local bin=${ORCINUS_BIN:-}
+    if [[ -z "$bin" ]]; then
+        cargo build --release -q -p orcinus
+        bin=${CARGO_TARGET_DIR:-target}/release/orcinus
+    fi
     taskset -c 1 "$bin" --data-dir "$WORK/orcinus" --mysql-port "$ORCINUS_PORT" --redis-port 0 \
         >"$WORK/orcinus.out" 2>"$WORK/orcinus.err" &
     ORCINUS_PID=$!
