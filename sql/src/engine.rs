@@ -16,9 +16,17 @@
 //! - autocommit off: the first statement opens a transaction that stays open until COMMIT /
 //!   ROLLBACK (or an implicit commit);
 //! - BEGIN inside an open transaction commits it first; DDL commits the open transaction first;
-//! - Deadlock (1213) or lock wait timeout (1205) rolls back the WHOLE transaction and leaves the
-//!   session without one; any other failed statement only discards its own writes (see
-//!   `stmt_ctx.rs`) and leaves the transaction open.
+//! - Deadlock (1213) rolls back the WHOLE transaction and leaves the session without one; any
+//!   other failed statement, a lock wait timeout (1205) included, only discards its own writes
+//!   (see `stmt_ctx.rs`; InnoDB's `innodb_rollback_on_timeout=OFF`) and leaves the transaction
+//!   open, with the locks it took.
+//!
+//! Transaction characteristics ([`TxnCharacteristics`]): each transaction (an autocommitted
+//! statement included) takes its isolation level and access mode from `START TRANSACTION`'s
+//! own, else from a pending `SET TRANSACTION` (consumed by it), else from the session's.
+//! REPEATABLE READ reads one snapshot for the whole transaction; READ COMMITTED takes a fresh
+//! snapshot at the start of each statement. A READ ONLY transaction refuses DML and DDL with
+//! 1792. Row-lock waits give up after the session's `innodb_lock_wait_timeout`.
 
 use crate::access;
 use crate::analytics::{AnalyticsConfig, AnalyticsEngine, RowReader, views};
@@ -36,6 +44,35 @@ use datafusion::sql::sqlparser::ast::{ObjectType, SchemaName, Statement, Use};
 use orcinus_storage::{Engine, Transaction};
 use parking_lot::Mutex;
 use std::sync::Arc;
+use std::time::Duration;
+
+/// The isolation levels the executor implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Isolation {
+    /// One snapshot for the whole transaction (MySQL's default).
+    #[default]
+    RepeatableRead,
+    /// A fresh snapshot for each statement (also what READ UNCOMMITTED runs as).
+    ReadCommitted,
+}
+
+/// Characteristics of a transaction; `None` takes the next source's (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TxnCharacteristics {
+    /// Isolation level.
+    pub isolation: Option<Isolation>,
+    /// Access mode: true for READ ONLY.
+    pub read_only: Option<bool>,
+}
+
+impl TxnCharacteristics {
+    fn or(self, other: Self) -> Self {
+        Self {
+            isolation: self.isolation.or(other.isolation),
+            read_only: self.read_only.or(other.read_only),
+        }
+    }
+}
 
 /// One connection's execution state.
 pub struct SessionState {
@@ -45,6 +82,16 @@ pub struct SessionState {
     last_insert_id: u64,
     warnings: u16,
     mode: ExecutionMode,
+    /// The session's characteristics (`SET SESSION TRANSACTION`, `@@transaction_isolation`).
+    session_isolation: Isolation,
+    session_read_only: bool,
+    /// Those of the next transaction only (`SET TRANSACTION`).
+    next: TxnCharacteristics,
+    /// Those of the open transaction (or of the running autocommitted statement).
+    txn_isolation: Isolation,
+    txn_read_only: bool,
+    /// `@@innodb_lock_wait_timeout`; `None` is the storage engine's configured timeout.
+    lock_wait_timeout: Option<Duration>,
 }
 
 impl Default for SessionState {
@@ -65,6 +112,71 @@ impl SessionState {
             last_insert_id: 0,
             warnings: 0,
             mode: ExecutionMode::Auto,
+            session_isolation: Isolation::RepeatableRead,
+            session_read_only: false,
+            next: TxnCharacteristics::default(),
+            txn_isolation: Isolation::RepeatableRead,
+            txn_read_only: false,
+            lock_wait_timeout: None,
+        }
+    }
+
+    /// The session's transaction characteristics (`SET SESSION TRANSACTION …`, also
+    /// `SET transaction_isolation`): transactions started from now on take them.
+    pub fn set_session_characteristics(&mut self, isolation: Isolation, read_only: bool) {
+        self.session_isolation = isolation;
+        self.session_read_only = read_only;
+    }
+
+    /// Characteristics of the next transaction only (`SET TRANSACTION …`); 1568 while a
+    /// transaction is open, as in MySQL.
+    pub fn set_next_transaction(&mut self, next: TxnCharacteristics) -> SqlResult<()> {
+        if self.txn.is_some() {
+            return Err(SqlError::TransactionInProgress);
+        }
+        self.next = next.or(self.next);
+        Ok(())
+    }
+
+    /// `@@innodb_lock_wait_timeout`: how long this session's row-lock waits last, from its
+    /// next lock request on (the open transaction's included).
+    pub fn set_lock_wait_timeout(&mut self, timeout: Duration) {
+        self.lock_wait_timeout = Some(timeout);
+        if let Some(txn) = &mut self.txn {
+            txn.set_lock_wait_timeout(timeout);
+        }
+    }
+
+    /// A new storage transaction with the characteristics `explicit`, else the pending
+    /// `SET TRANSACTION` ones (consumed here), else the session's; they become the open
+    /// transaction's (`txn_*`).
+    fn begin_transaction(&mut self, engine: &Engine, explicit: TxnCharacteristics) -> Transaction {
+        let chosen = explicit.or(std::mem::take(&mut self.next));
+        self.txn_isolation = chosen.isolation.unwrap_or(self.session_isolation);
+        self.txn_read_only = chosen.read_only.unwrap_or(self.session_read_only);
+        let mut txn = engine.begin();
+        if let Some(timeout) = self.lock_wait_timeout {
+            txn.set_lock_wait_timeout(timeout);
+        }
+        txn
+    }
+
+    /// Whether a statement that starts now runs READ ONLY: the open transaction's mode, else
+    /// the one the next transaction would take.
+    fn read_only_now(&self) -> bool {
+        if self.txn.is_some() {
+            self.txn_read_only
+        } else {
+            self.next.read_only.unwrap_or(self.session_read_only)
+        }
+    }
+
+    /// Start of a statement in the open transaction: READ COMMITTED reads a fresh snapshot.
+    fn start_statement(&mut self) {
+        if self.txn_isolation == Isolation::ReadCommitted
+            && let Some(txn) = &mut self.txn
+        {
+            txn.refresh_snapshot();
         }
     }
 
@@ -111,10 +223,11 @@ impl SessionState {
 
     /// `SET autocommit = on|off`. Switching it on commits the open transaction, as MySQL does.
     pub async fn set_autocommit(&mut self, on: bool) -> Result<(), SqlError> {
-        if on && !self.autocommit {
-            if let Some(txn) = self.txn.take() {
-                txn.commit().await?;
-            }
+        if on
+            && !self.autocommit
+            && let Some(txn) = self.txn.take()
+        {
+            txn.commit().await?;
         }
         self.autocommit = on;
         Ok(())
@@ -134,12 +247,37 @@ impl SessionState {
         &'a mut self,
         engine: &Engine,
         local: &'a mut Option<Transaction>,
-    ) -> &'a mut Transaction {
+    ) -> SqlResult<&'a mut Transaction> {
         self.warnings = 0;
-        match (&mut self.txn, self.autocommit) {
-            (Some(t), _) => t,
-            (slot @ None, false) => slot.insert(engine.begin()),
-            (None, true) => local.insert(engine.begin()),
+        self.statement_transaction(engine, local, true)
+    }
+
+    /// The transaction a DML statement runs in (see [`Self::write_transaction`]), opened
+    /// or refreshed by the transaction rules; 1792 for a write in a READ ONLY transaction.
+    fn statement_transaction<'a>(
+        &'a mut self,
+        engine: &Engine,
+        local: &'a mut Option<Transaction>,
+        writes: bool,
+    ) -> SqlResult<&'a mut Transaction> {
+        if self.txn.is_some() {
+            self.start_statement();
+        } else {
+            let txn = self.begin_transaction(engine, TxnCharacteristics::default());
+            if self.autocommit {
+                *local = Some(txn);
+            } else {
+                self.txn = Some(txn);
+            }
+        }
+        if writes && self.txn_read_only {
+            return Err(SqlError::ReadOnlyTransaction);
+        }
+        match (&mut self.txn, local) {
+            (Some(t), _) | (None, Some(t)) => Ok(t),
+            (None, None) => Err(SqlError::Internal(
+                "no transaction for the statement".into(),
+            )),
         }
     }
 
@@ -267,6 +405,20 @@ impl SqlExecutor {
         out
     }
 
+    /// `BEGIN` / `START TRANSACTION [READ ONLY | READ WRITE]`: commits the open transaction,
+    /// then opens one with `characteristics` (see the module docs). Every transaction reads
+    /// from a snapshot taken when it starts, so `WITH CONSISTENT SNAPSHOT` needs nothing more.
+    pub async fn begin(
+        &self,
+        session: &mut SessionState,
+        characteristics: TxnCharacteristics,
+    ) -> SqlResult<()> {
+        session.commit_open().await?;
+        let txn = session.begin_transaction(&self.engine, characteristics);
+        session.txn = Some(txn);
+        Ok(())
+    }
+
     /// Prepares one statement: parameters and result columns are known from here on (for an
     /// analytical query, from DataFusion's plan of it over the current catalog).
     pub async fn prepare(
@@ -338,8 +490,7 @@ impl SqlExecutor {
         session.warnings = 0;
         match p {
             Plan::Begin => {
-                session.commit_open().await?;
-                session.txn = Some(self.engine.begin());
+                self.begin(session, TxnCharacteristics::default()).await?;
                 Ok(StatementResult::affected(0))
             }
             Plan::Commit => {
@@ -351,6 +502,10 @@ impl SqlExecutor {
                 Ok(StatementResult::affected(0))
             }
             Plan::Ddl(stmt) => {
+                let changes_data = !matches!(stmt.as_ref(), Statement::Use(_));
+                if changes_data && session.read_only_now() {
+                    return Err(SqlError::ReadOnlyTransaction);
+                }
                 session.commit_open().await?;
                 self.run_ddl(session, stmt).await
             }
@@ -370,7 +525,14 @@ impl SqlExecutor {
         params: &[Datum],
     ) -> SqlResult<StatementResult> {
         if session.txn.is_none() && !session.autocommit {
-            session.txn = Some(self.engine.begin());
+            let txn = session.begin_transaction(&self.engine, TxnCharacteristics::default());
+            session.txn = Some(txn);
+        } else if session.txn.is_none() {
+            // An autocommitted query reads its own fresh snapshot; it still is the
+            // transaction a pending `SET TRANSACTION` applies to.
+            session.next = TxnCharacteristics::default();
+        } else {
+            session.start_statement();
         }
         let res = self
             .analytics
@@ -421,11 +583,8 @@ impl SqlExecutor {
     ) -> SqlResult<StatementResult> {
         let last_id = session.last_insert_id;
         let mut local = None;
-        let txn = match (&mut session.txn, session.autocommit) {
-            (Some(t), _) => t,
-            (slot @ None, false) => slot.insert(self.engine.begin()),
-            (None, true) => local.insert(self.engine.begin()),
-        };
+        let writes = matches!(p, Plan::Insert(_) | Plan::Modify(_));
+        let txn = session.statement_transaction(&self.engine, &mut local, writes)?;
         let outcome = self.run_in_txn(txn, p, params, last_id).await;
         match outcome {
             Ok((res, generated)) => {

@@ -176,6 +176,32 @@ pub enum SqlError {
     /// 1238: `SET x = …` on a variable that cannot be changed.
     #[error("Variable '{0}' is a read only variable")]
     ReadOnlyVariable(String),
+    /// 1238: `@@global.x` of a SESSION-only variable or `@@session.x` of a GLOBAL-only one.
+    #[error("Variable '{name}' is a {scope} variable")]
+    WrongVariableScope {
+        /// Variable name.
+        name: String,
+        /// `SESSION` or `GLOBAL`: the only scope the variable has.
+        scope: &'static str,
+    },
+    /// 1228: `SET GLOBAL x` of a SESSION-only variable.
+    #[error("Variable '{0}' is a SESSION variable and can't be used with SET GLOBAL")]
+    SessionOnlyVariable(String),
+    /// 1229: `SET [SESSION] x` of a GLOBAL-only variable.
+    #[error("Variable '{0}' is a GLOBAL variable and should be set with SET GLOBAL")]
+    GlobalOnlyVariable(String),
+    /// 1621: `SET SESSION x` of a variable whose session value is read-only.
+    #[error("SESSION variable '{0}' is read-only. Use SET GLOBAL to assign the value")]
+    SessionReadOnlyVariable(String),
+    /// 1232: `SET x = v` with a value of the wrong type (text for a number).
+    #[error("Incorrect argument type to variable '{0}'")]
+    WrongTypeForVariable(String),
+    /// 1792: a write inside a READ ONLY transaction.
+    #[error("Cannot execute statement in a READ ONLY transaction.")]
+    ReadOnlyTransaction,
+    /// 1568: `SET TRANSACTION …` (next transaction) while a transaction is open.
+    #[error("Transaction characteristics can't be changed while a transaction is in progress")]
+    TransactionInProgress,
     /// 1045: authentication failed (wrong password, unknown user, or no password from a
     /// remote host).
     #[error("Access denied for user '{user}'@'{host}' (using password: {})", if *using_password { "YES" } else { "NO" })]
@@ -330,7 +356,13 @@ impl SqlError {
             Self::UnknownStatement { .. } => 1243,
             Self::UnknownSystemVariable(_) => 1193,
             Self::WrongValueForVariable { .. } => 1231,
-            Self::ReadOnlyVariable(_) => 1238,
+            Self::ReadOnlyVariable(_) | Self::WrongVariableScope { .. } => 1238,
+            Self::SessionOnlyVariable(_) => 1228,
+            Self::GlobalOnlyVariable(_) => 1229,
+            Self::SessionReadOnlyVariable(_) => 1621,
+            Self::WrongTypeForVariable(_) => 1232,
+            Self::ReadOnlyTransaction => 1792,
+            Self::TransactionInProgress => 1568,
             Self::AccessDenied { .. } => 1045,
             Self::CannotUser { .. } => 1396,
             Self::SpecificAccessDenied(_) => 1227,
@@ -379,6 +411,7 @@ impl SqlError {
             | Self::WrongArgCount(_)
             | Self::NotSupported(_)
             | Self::WrongValueForVariable { .. }
+            | Self::WrongTypeForVariable(_)
             | Self::SpecificAccessDenied(_)
             | Self::DbAccessDenied { .. }
             | Self::NonexistingGrant { .. }
@@ -398,7 +431,13 @@ impl SqlError {
             | Self::UnsupportedInPreparedStatement
             | Self::UnknownStatement { .. }
             | Self::UnknownSystemVariable(_)
-            | Self::ReadOnlyVariable(_) => "HY000",
+            | Self::ReadOnlyVariable(_)
+            | Self::WrongVariableScope { .. }
+            | Self::SessionOnlyVariable(_)
+            | Self::GlobalOnlyVariable(_)
+            | Self::SessionReadOnlyVariable(_) => "HY000",
+            Self::ReadOnlyTransaction => "25006",
+            Self::TransactionInProgress => "25001",
             Self::NoSuchTable { .. } | Self::UnknownTable(_) => "42S02",
             Self::UnknownColumn { .. } | Self::ColumnTwice(_) => "42S22",
             Self::AmbiguousColumn { .. } => "23000",
@@ -485,7 +524,14 @@ impl SqlError {
             | Self::WrongArgCount(_)
             | Self::WrongArguments(_)
             | Self::WrongValueForVariable { .. }
+            | Self::WrongTypeForVariable(_)
             | Self::ReadOnlyVariable(_)
+            | Self::WrongVariableScope { .. }
+            | Self::SessionOnlyVariable(_)
+            | Self::GlobalOnlyVariable(_)
+            | Self::SessionReadOnlyVariable(_)
+            | Self::ReadOnlyTransaction
+            | Self::TransactionInProgress
             | Self::ViewColumnCount
             | Self::QueryFailed(_)
             | Self::MemoryCapacityExceeded { .. } => ErrorKind::InvalidInput,
@@ -495,10 +541,12 @@ impl SqlError {
         }
     }
 
-    /// True for the errors after which the whole transaction has been rolled back.
+    /// True for the errors after which the whole transaction has been rolled back: a deadlock.
+    /// A lock wait timeout undoes only the failed statement (InnoDB with
+    /// `innodb_rollback_on_timeout=OFF`, MySQL's default), like any other failed statement.
     #[must_use]
     pub fn rolls_back_transaction(&self) -> bool {
-        matches!(self, Self::Deadlock | Self::LockWaitTimeout)
+        matches!(self, Self::Deadlock)
     }
 
     pub(crate) fn unsupported(what: impl Into<String>) -> Self {
@@ -536,7 +584,8 @@ pub enum ErrorKind {
     Unsupported,
     /// Malformed or invalid input: syntax, arguments, values, constraints.
     InvalidInput,
-    /// A retryable transaction conflict (deadlock, lock wait timeout); the transaction is gone.
+    /// A retryable transaction conflict: a deadlock (the transaction is gone) or a lock wait
+    /// timeout (only the statement is undone).
     Conflict,
     /// The storage engine failed or is unavailable.
     Storage,

@@ -43,9 +43,27 @@ impl LockManager {
         }
     }
 
-    /// Acquires `key` for `txn`. Returns `Ok(true)` if newly acquired, `Ok(false)` if `txn`
-    /// already held it.
+    /// Acquires `key` for `txn`, waiting at most the engine's lock-wait timeout. Returns
+    /// `Ok(true)` if newly acquired, `Ok(false)` if `txn` already held it.
+    #[cfg(test)]
     pub(crate) async fn acquire(&self, txn: TxnId, key: LockKey) -> Result<bool> {
+        self.acquire_within(txn, key, self.timeout).await
+    }
+
+    /// The engine's lock-wait timeout (transactions without their own use it).
+    pub(crate) fn default_timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Acquires `key` for `txn`, waiting at most `timeout` (a session's
+    /// `innodb_lock_wait_timeout`). Returns `Ok(true)` if newly acquired, `Ok(false)` if `txn`
+    /// already held it.
+    pub(crate) async fn acquire_within(
+        &self,
+        txn: TxnId,
+        key: LockKey,
+        timeout: Duration,
+    ) -> Result<bool> {
         let rx = {
             let mut inner = self.inner.lock();
             let holder = match inner.locks.get(&key) {
@@ -74,7 +92,7 @@ impl LockManager {
         };
         // A fired interrupt (KILL QUERY) ends the wait like a timeout does: the cleanup below
         // removes this waiter, and the caller's statement fails with `Interrupted`.
-        let granted = crate::interrupt::interruptible(tokio::time::timeout(self.timeout, rx)).await;
+        let granted = crate::interrupt::interruptible(tokio::time::timeout(timeout, rx)).await;
         let mut inner = self.inner.lock();
         inner.waiting_on.remove(&txn);
         let holds = inner.locks.get(&key).is_some_and(|e| e.holder == txn);

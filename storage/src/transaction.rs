@@ -23,6 +23,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::iter::Peekable;
 use std::ops::Bound;
+use std::time::Duration;
 
 /// Iteration order for [`Transaction::scan`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +51,8 @@ pub struct Transaction {
     snapshot: fjall::Snapshot,
     writes: BTreeMap<u32, KsWrites>,
     locked: Vec<LockKey>,
+    /// How long [`Transaction::lock`] waits; `None` is the engine's configured timeout.
+    lock_wait_timeout: Option<Duration>,
 }
 
 impl Transaction {
@@ -66,6 +69,7 @@ impl Transaction {
             snapshot,
             writes: BTreeMap::new(),
             locked: Vec::new(),
+            lock_wait_timeout: None,
         }
     }
 
@@ -115,16 +119,25 @@ impl Transaction {
         self.engine.get(ks, key)
     }
 
+    /// Sets how long this transaction's lock requests wait before failing with
+    /// `LockWaitTimeout` (MySQL's session `innodb_lock_wait_timeout`); the default is the
+    /// engine's configured timeout.
+    pub fn set_lock_wait_timeout(&mut self, timeout: Duration) {
+        self.lock_wait_timeout = Some(timeout);
+    }
+
     /// Takes the exclusive lock on `key`, waiting if needed.
-    /// Fails with `Deadlock` or `LockWaitTimeout`; the caller must then roll back.
+    /// Fails with `Deadlock` (the caller must then roll back) or `LockWaitTimeout` (the
+    /// transaction keeps its locks and writes; the caller decides what to undo).
     pub async fn lock(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
         crate::check_entry(key, 0)?;
         let lock_key: LockKey = (ks.id, key.into());
-        if self
-            .engine
-            .inner
-            .locks
-            .acquire(self.id, lock_key.clone())
+        let locks = &self.engine.inner.locks;
+        let timeout = self
+            .lock_wait_timeout
+            .unwrap_or_else(|| locks.default_timeout());
+        if locks
+            .acquire_within(self.id, lock_key.clone(), timeout)
             .await?
         {
             self.locked.push(lock_key);

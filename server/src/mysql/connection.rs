@@ -114,12 +114,14 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
     }
 
     async fn command_loop(&mut self) -> Result<(), ProtocolError> {
-        let idle_limit = if self.writer.capabilities & capability::INTERACTIVE != 0 {
+        let configured_idle_limit = if self.writer.capabilities & capability::INTERACTIVE != 0 {
             self.setup.interactive_timeout
         } else {
             self.setup.wait_timeout
         };
         loop {
+            // The session's `wait_timeout`, which `SET [SESSION] wait_timeout` changes.
+            let idle_limit = self.session.idle_timeout().unwrap_or(configured_idle_limit);
             self.stream.reset_sequence();
             let read = tokio::select! {
                 biased;

@@ -187,7 +187,12 @@ pub async fn serve<E: SqlEngine>(
         };
         let _ = socket.set_nodelay(true);
         let connection_id = next_id.fetch_add(1, Ordering::Relaxed);
-        let Some(slot) = stats.try_connect(settings.max_connections) else {
+        // `SET GLOBAL` may have changed these since start-up; they apply to new connections.
+        let limit = |name: &str, configured: u64| engine.global_limit(name).unwrap_or(configured);
+        let max_connections =
+            usize::try_from(limit("max_connections", settings.max_connections as u64))
+                .unwrap_or(settings.max_connections);
+        let Some(slot) = stats.try_connect(max_connections) else {
             tokio::spawn(async move {
                 let mut stream = PacketStream::new(socket, 0);
                 stream.write_packet(&err_packet(&ErrPacket::new(
@@ -204,11 +209,20 @@ pub async fn serve<E: SqlEngine>(
             stats: Arc::clone(&stats),
             connection_id,
             peer: peer.ip(),
-            max_allowed_packet: settings.max_allowed_packet,
-            wait_timeout: Duration::from_secs(settings.wait_timeout_secs),
-            interactive_timeout: Duration::from_secs(settings.interactive_timeout_secs),
-            net_read_timeout: Duration::from_secs(settings.net_read_timeout_secs),
-            net_write_timeout: Duration::from_secs(settings.net_write_timeout_secs),
+            max_allowed_packet: limit("max_allowed_packet", settings.max_allowed_packet),
+            wait_timeout: Duration::from_secs(limit("wait_timeout", settings.wait_timeout_secs)),
+            interactive_timeout: Duration::from_secs(limit(
+                "interactive_timeout",
+                settings.interactive_timeout_secs,
+            )),
+            net_read_timeout: Duration::from_secs(limit(
+                "net_read_timeout",
+                settings.net_read_timeout_secs,
+            )),
+            net_write_timeout: Duration::from_secs(limit(
+                "net_write_timeout",
+                settings.net_write_timeout_secs,
+            )),
         };
         tokio::spawn(async move {
             let _slot = slot;

@@ -195,7 +195,7 @@ pub async fn execute<S: ChunkSource>(
     let plan = bind(stmt, table)?;
     let last_id = session.last_insert_id();
     let mut local = None;
-    let txn = session.write_transaction(executor.storage(), &mut local);
+    let txn = session.write_transaction(executor.storage(), &mut local)?;
     let result = load_rows(executor, txn, &plan, stmt, source, last_id).await;
     let result = match result {
         Ok(outcome) => match local {

@@ -4,18 +4,23 @@
 //!
 //! Invariants: a `SET` validates every assignment before applying any, so a failing `SET`
 //! changes nothing; `SET autocommit` drives the executor's autocommit (switching it on commits
-//! the open transaction, as in MySQL) before the variable is stored, so the two never differ.
+//! the open transaction, as in MySQL) before the variable is stored, so the two never differ;
+//! the variables the executor honours (transaction characteristics, lock wait timeout,
+//! execution mode) are pushed into its session state after every change (`sync_state`).
+//! `SET GLOBAL` needs the administrator privilege (MySQL's SUPER / SYSTEM_VARIABLES_ADMIN).
 
 use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use crate::accounts;
+use crate::engine::{Isolation, TxnCharacteristics};
 use crate::error::{SqlError, SqlResult};
 use crate::value;
 
 use super::column::{ColumnDef, ColumnFlags, ColumnType};
 use super::frontend::FrontendSession;
 use super::outcome::{OkSummary, QueryOutcome, ResultSet};
-use super::probe::{Assignment, Probe, ProbeExpr, ProbeItem};
+use super::probe::{Assignment, Probe, ProbeExpr, ProbeItem, Scope};
 use super::value::Value;
 use super::variables::VariableValue;
 
@@ -33,18 +38,36 @@ impl FrontendSession {
                 self.set_names(&charset, collation.as_deref())
             }
             Probe::SetTransaction {
+                scope,
                 isolation,
                 read_only,
             } => {
-                if read_only == Some(true) {
-                    return Err(SqlError::NotSupported("SET TRANSACTION READ ONLY".into()));
-                }
+                let mut assignments = Vec::new();
                 if let Some(level) = isolation {
-                    let (key, value) = self
-                        .variables
-                        .validate("transaction_isolation", Some(&level))?;
-                    self.variables.apply(&key, value)?;
+                    assignments.push(("transaction_isolation", level));
                 }
+                if let Some(ro) = read_only {
+                    assignments.push(("transaction_read_only", u8::from(ro).to_string()));
+                }
+                let assignments: Vec<Assignment> = assignments
+                    .into_iter()
+                    .map(|(name, value)| Assignment {
+                        name: name.to_owned(),
+                        value: Some(value),
+                        scope,
+                        bare: scope == Scope::Default,
+                    })
+                    .collect();
+                self.set(&assignments).await
+            }
+            Probe::StartTransaction { read_only } => {
+                let characteristics = TxnCharacteristics {
+                    isolation: None,
+                    read_only,
+                };
+                self.executor
+                    .begin(&mut self.state, characteristics)
+                    .await?;
                 Ok(done())
             }
             Probe::Use(db) => {
@@ -58,11 +81,15 @@ impl FrontendSession {
                 Ok(done())
             }
             Probe::ShowWarnings => Ok(self.show_warnings()),
-            Probe::ShowVariables { like } => {
-                let rows = self
-                    .variables
-                    .iter()
-                    .map(|(name, v)| (name.to_owned(), variable_text(v)))
+            Probe::ShowVariables { global, like } => {
+                let values = if global {
+                    self.variables.globals().snapshot()
+                } else {
+                    self.variables.snapshot()
+                };
+                let rows = values
+                    .into_iter()
+                    .map(|(name, v)| (name.to_owned(), variable_text(&v)))
                     .collect();
                 Ok(name_value_rows("Variable_name", rows, like.as_deref()))
             }
@@ -88,22 +115,87 @@ impl FrontendSession {
         }
     }
 
+    /// `SET [GLOBAL|SESSION] name = value, …` (also what `SET TRANSACTION` becomes).
     async fn set(&mut self, assignments: &[Assignment]) -> SqlResult<QueryOutcome> {
-        let validated = assignments
-            .iter()
-            .map(|a| self.variables.validate(&a.name, a.value.as_deref()))
-            .collect::<SqlResult<Vec<_>>>()?;
-        if let Some((_, v)) = validated.iter().rev().find(|(k, _)| k == "autocommit") {
+        let mut session = Vec::new();
+        let mut global = Vec::new();
+        let mut next = TxnCharacteristics::default();
+        let mut has_next = false;
+        for a in assignments {
+            if a.scope == Scope::Global {
+                if !accounts::has_global_privileges(
+                    &self.accounts,
+                    &self.context.user,
+                    &self.context.host,
+                ) {
+                    return Err(SqlError::SpecificAccessDenied(
+                        "SUPER or SYSTEM_VARIABLES_ADMIN",
+                    ));
+                }
+                global.push(
+                    self.variables
+                        .globals()
+                        .validate(&a.name, a.value.as_deref())?,
+                );
+                continue;
+            }
+            let (key, value) = self.variables.validate(&a.name, a.value.as_deref())?;
+            match key {
+                // `SET @@transaction_isolation` (and `SET TRANSACTION`) sets the next
+                // transaction only.
+                "transaction_isolation" if a.bare => {
+                    next.isolation = Some(isolation_of(&value));
+                    has_next = true;
+                }
+                "transaction_read_only" if a.bare => {
+                    next.read_only = Some(value != VariableValue::Int(0));
+                    has_next = true;
+                }
+                _ => session.push((key, value)),
+            }
+        }
+        if has_next && self.state.in_transaction() {
+            return Err(SqlError::TransactionInProgress);
+        }
+        if let Some((_, v)) = session.iter().rev().find(|(k, _)| *k == "autocommit") {
             self.state
                 .set_autocommit(matches!(v, VariableValue::Int(i) if *i != 0))
                 .await?;
         }
-        for (key, value) in validated {
-            self.variables.apply(&key, value)?;
+        for (key, value) in session {
+            self.variables.apply(key, value);
         }
+        let globals = std::sync::Arc::clone(self.variables.globals());
+        for (key, value) in global {
+            globals.apply(key, value);
+        }
+        if has_next {
+            self.state.set_next_transaction(next)?;
+        }
+        self.sync_state();
+        Ok(done())
+    }
+
+    /// Pushes the variables the executor honours into its session state.
+    pub(super) fn sync_state(&mut self) {
         self.state
             .set_execution_mode(self.variables.execution_mode());
-        Ok(done())
+        let isolation = self
+            .variables
+            .get("transaction_isolation")
+            .map_or(Isolation::RepeatableRead, |v| isolation_of(&v));
+        let read_only = self
+            .variables
+            .get_int("transaction_read_only")
+            .is_some_and(|v| v != 0);
+        self.state.set_session_characteristics(isolation, read_only);
+        if let Some(secs) = self.variables.get_int("wait_timeout") {
+            self.idle_timeout = Duration::from_secs(u64::try_from(secs).unwrap_or(1));
+        }
+        if let Some(secs) = self.variables.get_int("innodb_lock_wait_timeout") {
+            self.state
+                .set_lock_wait_timeout(Duration::from_secs(u64::try_from(secs).unwrap_or(1)));
+        }
     }
 
     fn set_names(&mut self, charset: &str, collation: Option<&str>) -> SqlResult<QueryOutcome> {
@@ -121,10 +213,9 @@ impl FrontendSession {
                 .validate("collation_connection", Some(collation))?,
         );
         for (key, value) in validated {
-            self.variables.apply(&key, value)?;
+            self.variables.apply(key, value);
         }
-        self.state
-            .set_execution_mode(self.variables.execution_mode());
+        self.sync_state();
         Ok(done())
     }
 
@@ -158,11 +249,18 @@ impl FrontendSession {
 
     fn evaluate(&self, expr: &ProbeExpr) -> SqlResult<(ColumnType, Value)> {
         Ok(match expr {
-            ProbeExpr::SystemVariable(name) => match self.variables.get(name)? {
-                VariableValue::Int(v) => (ColumnType::LongLong, Value::Int(*v)),
-                VariableValue::Text(t) => (ColumnType::VarChar, Value::text(t.clone())),
-                VariableValue::Null => (ColumnType::VarChar, Value::Null),
-            },
+            ProbeExpr::SystemVariable(name, scope) => {
+                let value = match scope {
+                    Scope::Default => self.variables.get(name)?,
+                    Scope::Session => self.variables.get_session(name)?,
+                    Scope::Global => self.variables.globals().get(name)?,
+                };
+                match value {
+                    VariableValue::Int(v) => (ColumnType::LongLong, Value::Int(v)),
+                    VariableValue::Text(t) => (ColumnType::VarChar, Value::text(t)),
+                    VariableValue::Null => (ColumnType::VarChar, Value::Null),
+                }
+            }
             ProbeExpr::Database => (
                 ColumnType::VarChar,
                 self.state.database().map_or(Value::Null, Value::text),
@@ -184,12 +282,23 @@ impl FrontendSession {
                 Value::UInt(self.state.last_insert_id()),
             ),
             ProbeExpr::Version => match self.variables.get("version")? {
-                VariableValue::Text(t) => (ColumnType::VarChar, Value::text(t.clone())),
+                VariableValue::Text(t) => (ColumnType::VarChar, Value::text(t)),
                 other => return Err(SqlError::Internal(format!("@@version is {other:?}"))),
             },
             ProbeExpr::Integer(i) => (ColumnType::LongLong, Value::Int(*i)),
             ProbeExpr::Text(t) => (ColumnType::VarChar, Value::text(t.clone())),
         })
+    }
+}
+
+/// The executor's isolation level for a value of `transaction_isolation` (READ UNCOMMITTED
+/// runs as READ COMMITTED; SERIALIZABLE never validates).
+fn isolation_of(value: &VariableValue) -> Isolation {
+    match value {
+        VariableValue::Text(t) if t == "READ-COMMITTED" || t == "READ-UNCOMMITTED" => {
+            Isolation::ReadCommitted
+        }
+        _ => Isolation::RepeatableRead,
     }
 }
 

@@ -69,7 +69,7 @@ pub(super) fn route(statement: &str) -> Route {
         }
         _ => {}
     }
-    if matches!(first, "SELECT" | "SET" | "USE" | "SHOW")
+    if matches!(first, "SELECT" | "SET" | "USE" | "SHOW" | "START")
         && let Some(probe) = recognize(statement)
     {
         return Route::SessionState(probe);
@@ -178,7 +178,11 @@ mod tests {
         );
         assert_eq!(route("CREATE TABLE t (a INT)"), Route::Executor);
         assert_eq!(route("SELECT c FROM t WHERE id = 1"), Route::Executor);
-        assert_eq!(route("SET GLOBAL autocommit = 0"), Route::Executor);
+        assert!(matches!(
+            route("SET GLOBAL autocommit = 0"),
+            Route::SessionState(_)
+        ));
+        assert_eq!(route("SET PERSIST autocommit = 0"), Route::Executor);
         assert_eq!(
             route("LOAD DATA LOCAL INFILE 'f' INTO TABLE t"),
             Route::LoadData

@@ -42,7 +42,7 @@ use super::traits::{
     LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
 };
 use super::value::Value;
-use super::variables::{SessionVariables, VariableDefaults};
+use super::variables::{GlobalVariables, SessionVariables, VariableDefaults};
 
 /// Server-wide counters reported by `SHOW GLOBAL STATUS`.
 #[derive(Debug)]
@@ -57,6 +57,7 @@ pub struct SqlFrontend {
     executor: Arc<SqlExecutor>,
     accounts: Arc<AccountStore>,
     defaults: VariableDefaults,
+    globals: Arc<GlobalVariables>,
     counters: Arc<ServerCounters>,
     processes: Arc<ProcessList>,
 }
@@ -72,6 +73,7 @@ impl SqlFrontend {
         Ok(Self {
             executor: SqlExecutor::open(storage)?,
             accounts,
+            globals: GlobalVariables::new(&defaults),
             defaults,
             counters: Arc::new(ServerCounters {
                 started: Instant::now(),
@@ -94,6 +96,12 @@ impl SqlEngine for SqlFrontend {
         Ok(accounts::login_account(&self.accounts, user, client))
     }
 
+    fn global_limit(&self, name: &str) -> Option<u64> {
+        self.globals
+            .get_int(name)
+            .and_then(|v| u64::try_from(v).ok())
+    }
+
     async fn open_session(&self, context: SessionContext) -> SqlResult<FrontendSession> {
         let mut state = SessionState::new(None);
         if let Some(db) = &context.database {
@@ -107,7 +115,9 @@ impl SqlEngine for SqlFrontend {
             &context.host,
             context.database.as_deref(),
         );
-        Ok(FrontendSession {
+        let variables = SessionVariables::new(Arc::clone(&self.globals), context.interactive);
+        state.set_autocommit(variables.autocommit()).await?;
+        let mut session = FrontendSession {
             processes: Arc::clone(&self.processes),
             process,
             load_settings: LoadSettings {
@@ -116,27 +126,40 @@ impl SqlEngine for SqlFrontend {
             },
             warnings: Vec::new(),
             user_variables: HashMap::new(),
+            idle_timeout: std::time::Duration::from_secs(self.defaults.wait_timeout),
             row_count: 0,
             found_rows: 0,
             executor: Arc::clone(&self.executor),
             accounts: Arc::clone(&self.accounts),
             counters: Arc::clone(&self.counters),
-            variables: SessionVariables::new(&self.defaults, context.interactive),
+            variables,
             context,
             state,
             prepared: HashMap::new(),
             last_statement_id: 0,
             questions: 0,
-        })
+        };
+        session.sync_state();
+        Ok(session)
     }
 }
 
-/// A statement prepared in a session.
+/// A statement prepared in a session. Every kind gives the same results as the statement
+/// sent over the text protocol.
 enum Prepared {
     /// Run by the executor from its cached plan.
     Plan(Box<PreparedPlan>),
+    /// A statement with session functions or user variables (`SELECT CONNECTION_ID(), @a`):
+    /// their values are substituted at each execution (they change between executions), the
+    /// result planned again, and the placeholders bound as typed values.
+    WithSessionValues(String),
+    /// `SET @a = expr, …`: the expressions (with their placeholders) evaluated as one SELECT.
+    UserVariables(Vec<(String, String)>),
     /// A session-state statement (no placeholders), answered again at each execution.
     SessionState(Probe),
+    /// SHOW, DESCRIBE, information_schema queries, account statements, KILL and
+    /// SHOW PROCESSLIST (no placeholders): routed again at each execution, as text.
+    Routed(String),
 }
 
 /// One connection's session (see the module documentation).
@@ -159,6 +182,8 @@ pub struct FrontendSession {
     pub(super) warnings: Vec<Warning>,
     /// User variables (`SET @a = …`), by lower-case name.
     user_variables: HashMap<String, Datum>,
+    /// `@@wait_timeout` (the connection reads it before every command).
+    pub(super) idle_timeout: std::time::Duration,
     /// `ROW_COUNT()` and `FOUND_ROWS()` after the last statement.
     row_count: i64,
     found_rows: u64,
@@ -189,15 +214,20 @@ impl FrontendSession {
         let result = interrupt.scope(self.run_routed(statement, infile)).await;
         process.end_statement(self.state.database());
         if let Ok(outcome) = &result {
-            (self.row_count, self.found_rows) = match outcome {
-                QueryOutcome::Rows(rs) => (-1, rs.rows.len() as u64),
-                QueryOutcome::Done(ok) => (
-                    i64::try_from(ok.affected_rows).unwrap_or(i64::MAX),
-                    self.found_rows,
-                ),
-            };
+            self.record_counts(outcome);
         }
         result
+    }
+
+    /// `ROW_COUNT()` and `FOUND_ROWS()` after a statement that succeeded.
+    fn record_counts(&mut self, outcome: &QueryOutcome) {
+        (self.row_count, self.found_rows) = match outcome {
+            QueryOutcome::Rows(rs) => (-1, rs.rows.len() as u64),
+            QueryOutcome::Done(ok) => (
+                i64::try_from(ok.affected_rows).unwrap_or(i64::MAX),
+                self.found_rows,
+            ),
+        };
     }
 
     fn session_values(&self) -> functions::SessionValues<'_> {
@@ -226,26 +256,33 @@ impl FrontendSession {
         last.ok_or(SqlError::EmptyQuery)
     }
 
-    /// `SET @a = expr, …`: every expression is evaluated (as `SELECT expr`) before any is set.
+    /// `SET @a = expr, …`: every expression is evaluated (together, as one
+    /// `SELECT expr, …` with `params` bound to its placeholders) before any is set.
     async fn set_user_variables(
         &mut self,
-        assignments: Vec<(String, String)>,
+        assignments: &[(String, String)],
+        params: &[Datum],
     ) -> SqlResult<QueryOutcome> {
-        let mut values = Vec::with_capacity(assignments.len());
-        for (name, expr) in assignments {
-            let value = match self.run_executor(&format!("SELECT {expr}")).await? {
-                StatementResult::Rows { rows, .. } => rows
-                    .into_iter()
-                    .next()
-                    .and_then(|row| row.into_iter().next())
-                    .unwrap_or(Datum::Null),
-                StatementResult::Affected { .. } => {
-                    return Err(SqlError::Internal("SELECT returned no rows".into()));
-                }
-            };
-            values.push((name, value));
-        }
-        self.user_variables.extend(values);
+        let select = user_variable_select(assignments);
+        let rewritten = functions::rewrite(&select, &self.session_values())?;
+        let text = rewritten.as_deref().unwrap_or(&select);
+        let plan = self.executor.prepare(&self.state, text).await?;
+        let row = match self
+            .executor
+            .execute_prepared(&mut self.state, &plan, params)
+            .await?
+        {
+            StatementResult::Rows { rows, .. } => rows.into_iter().next().unwrap_or_default(),
+            StatementResult::Affected { .. } => {
+                return Err(SqlError::Internal("SELECT returned no rows".into()));
+            }
+        };
+        let mut values = row.into_iter();
+        let assigned: Vec<(String, Datum)> = assignments
+            .iter()
+            .map(|(name, _)| (name.clone(), values.next().unwrap_or(Datum::Null)))
+            .collect();
+        self.user_variables.extend(assigned);
         Ok(QueryOutcome::Done(OkSummary::default()))
     }
 
@@ -259,7 +296,7 @@ impl FrontendSession {
             self.warnings.clear();
         }
         if let Some(assignments) = functions::parse_user_variable_set(statement) {
-            return self.set_user_variables(assignments?).await;
+            return self.set_user_variables(&assignments?, &[]).await;
         }
         let result = match route {
             Route::SessionState(probe) => return self.answer(probe).await,
@@ -329,6 +366,138 @@ impl FrontendSession {
         }
     }
 
+    /// Prepares one statement by its route: the prepared form, its placeholder count and
+    /// result columns. As in MySQL, `USE` and `LOAD DATA` cannot be prepared (1295).
+    async fn prepare_routed(
+        &mut self,
+        statement: &str,
+    ) -> SqlResult<(Prepared, usize, Vec<ColumnDef>)> {
+        if let Some(assignments) = functions::parse_user_variable_set(statement) {
+            let assignments = assignments?;
+            let select = user_variable_select(&assignments);
+            let rewritten = functions::rewrite(&select, &self.session_values())?;
+            let plan = self
+                .executor
+                .prepare(&self.state, rewritten.as_deref().unwrap_or(&select))
+                .await?;
+            let count = plan.param_count();
+            return Ok((Prepared::UserVariables(assignments), count, Vec::new()));
+        }
+        Ok(match dispatch::route(statement) {
+            Route::Executor => {
+                let rewritten = functions::rewrite(statement, &self.session_values())?;
+                let plan = self
+                    .executor
+                    .prepare(&self.state, rewritten.as_deref().unwrap_or(statement))
+                    .await?;
+                let count = plan.param_count();
+                let columns = plan.columns().iter().map(convert::output_column).collect();
+                let prepared = match rewritten {
+                    Some(_) => Prepared::WithSessionValues(statement.to_owned()),
+                    None => Prepared::Plan(Box::new(plan)),
+                };
+                (prepared, count, columns)
+            }
+            Route::SessionState(Probe::Use(_)) | Route::LoadData => {
+                return Err(SqlError::UnsupportedInPreparedStatement);
+            }
+            Route::SessionState(probe) => {
+                reject_placeholders(statement)?;
+                let columns = match &probe {
+                    Probe::Select { items, limit } => match self.select(items, *limit)? {
+                        QueryOutcome::Rows(rs) => rs.columns,
+                        QueryOutcome::Done(_) => Vec::new(),
+                    },
+                    Probe::ShowWarnings
+                    | Probe::ShowVariables { .. }
+                    | Probe::ShowStatus { .. } => match self.answer(probe.clone()).await? {
+                        QueryOutcome::Rows(rs) => rs.columns,
+                        QueryOutcome::Done(_) => Vec::new(),
+                    },
+                    _ => Vec::new(),
+                };
+                (Prepared::SessionState(probe), 0, columns)
+            }
+            route @ (Route::Show(_) | Route::Accounts(_) | Route::Kill | Route::ProcessList(_)) => {
+                reject_placeholders(statement)?;
+                let columns = self.describe_routed(statement, route).await?;
+                (Prepared::Routed(statement.to_owned()), 0, columns)
+            }
+        })
+    }
+
+    /// Result columns of a routed statement at PREPARE: the read-only ones (SHOW, DESCRIBE,
+    /// information_schema, SHOW GRANTS, the process list) are run once for them; the others
+    /// return no rows.
+    async fn describe_routed(
+        &mut self,
+        statement: &str,
+        route: Route,
+    ) -> SqlResult<Vec<ColumnDef>> {
+        let outcome = match route {
+            Route::Show(name) => {
+                let result = if mentions_processlist(statement) {
+                    self.processlist_view(statement)?
+                } else {
+                    None
+                };
+                let result = match result {
+                    Some(r) => r,
+                    None => dispatch::show_statement(
+                        &self.executor,
+                        self.state.database(),
+                        statement,
+                        &name,
+                    )?,
+                };
+                self.outcome(result)
+            }
+            Route::Accounts(name) if name == "SHOW GRANTS" => self.outcome(
+                accounts::account_statement(
+                    &self.accounts,
+                    &self.context.user,
+                    &self.context.host,
+                    statement,
+                    &name,
+                )
+                .await?,
+            ),
+            Route::ProcessList(full) => self.show_processlist(full),
+            _ => return Ok(Vec::new()),
+        };
+        Ok(match outcome {
+            QueryOutcome::Rows(rs) => rs.columns,
+            QueryOutcome::Done(_) => Vec::new(),
+        })
+    }
+
+    /// Runs a prepared executor statement: from its cached plan (`id`), or — for one with
+    /// session values — from `text` with the current values substituted.
+    async fn execute_prepared_plan(
+        &mut self,
+        id: Option<StatementId>,
+        text: &str,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        if let Some(id) = id {
+            let Some(Prepared::Plan(plan)) = self.prepared.get(&id) else {
+                return Err(SqlError::Internal("prepared plan vanished".into()));
+            };
+            return self
+                .executor
+                .execute_prepared(&mut self.state, plan, params)
+                .await;
+        }
+        let rewritten = functions::rewrite(text, &self.session_values())?;
+        let plan = self
+            .executor
+            .prepare(&self.state, rewritten.as_deref().unwrap_or(text))
+            .await?;
+        self.executor
+            .execute_prepared(&mut self.state, &plan, params)
+            .await
+    }
+
     fn next_statement_id(&mut self) -> StatementId {
         loop {
             self.last_statement_id = self.last_statement_id.wrapping_add(1);
@@ -338,6 +507,33 @@ impl FrontendSession {
             }
         }
     }
+}
+
+/// `SELECT e1, e2, …` of a user-variable assignment's expressions.
+fn user_variable_select(assignments: &[(String, String)]) -> String {
+    let exprs: Vec<&str> = assignments.iter().map(|(_, e)| e.as_str()).collect();
+    format!("SELECT {}", exprs.join(", "))
+}
+
+/// 1064 for a placeholder in a statement that takes none (SHOW, account statements, `SET`
+/// of a system variable, …), quoting the text from the placeholder as MySQL does.
+fn reject_placeholders(statement: &str) -> SqlResult<()> {
+    if !statement.contains('?') {
+        return Ok(());
+    }
+    let has_placeholder =
+        crate::sql_text::tokenize(statement).contains(&crate::sql_text::Token::Punct('?'));
+    if !has_placeholder {
+        return Ok(());
+    }
+    let near = statement
+        .find('?')
+        .and_then(|i| statement.get(i..))
+        .unwrap_or_default();
+    Err(SqlError::Syntax {
+        near: near.chars().take(80).collect(),
+        line: 1,
+    })
 }
 
 /// True if `statement` may read information_schema.PROCESSLIST (its rows come from the
@@ -358,6 +554,10 @@ fn rows_matched(info: &str) -> Option<u64> {
 }
 
 impl SqlSession for FrontendSession {
+    fn idle_timeout(&self) -> Option<std::time::Duration> {
+        Some(self.idle_timeout)
+    }
+
     fn status(&self) -> SessionStatus {
         SessionStatus {
             autocommit: self.state.autocommit(),
@@ -442,36 +642,10 @@ impl SqlSession for FrontendSession {
                 });
             }
         };
-        let (prepared, param_count, columns) = match dispatch::route(statement) {
-            Route::Executor => {
-                let plan = self.executor.prepare(&self.state, statement).await?;
-                let param_count = u16::try_from(plan.param_count())
-                    .map_err(|_| SqlError::WrongArguments("mysqld_stmt_prepare".into()))?;
-                let columns = plan.columns().iter().map(convert::output_column).collect();
-                (Prepared::Plan(Box::new(plan)), param_count, columns)
-            }
-            // As in MySQL, USE cannot be prepared; the other session-state statements can.
-            Route::SessionState(Probe::Use(_)) => {
-                return Err(SqlError::UnsupportedInPreparedStatement);
-            }
-            Route::SessionState(probe) => {
-                let columns = match &probe {
-                    Probe::Select { items, limit } => match self.select(items, *limit)? {
-                        QueryOutcome::Rows(rs) => rs.columns,
-                        QueryOutcome::Done(_) => Vec::new(),
-                    },
-                    _ => Vec::new(),
-                };
-                (Prepared::SessionState(probe), 0, columns)
-            }
-            Route::Show(_)
-            | Route::Accounts(_)
-            | Route::LoadData
-            | Route::Kill
-            | Route::ProcessList(_) => {
-                return Err(SqlError::UnsupportedInPreparedStatement);
-            }
-        };
+        let statement = unwrap_executable_comment(statement);
+        let (prepared, param_count, columns) = self.prepare_routed(statement).await?;
+        let param_count = u16::try_from(param_count)
+            .map_err(|_| SqlError::WrongArguments("mysqld_stmt_prepare".into()))?;
         let id = self.next_statement_id();
         self.prepared.insert(id, prepared);
         Ok(PreparedStatement {
@@ -494,30 +668,58 @@ impl SqlSession for FrontendSession {
             .into_iter()
             .map(convert::parameter)
             .collect::<SqlResult<Vec<_>>>()?;
-        self.questions += 1;
-        self.counters.questions.fetch_add(1, Ordering::Relaxed);
-        let plan = match prepared {
-            Prepared::Plan(plan) => plan,
-            Prepared::SessionState(probe) => {
-                if !params.is_empty() {
-                    return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
-                }
-                let probe = probe.clone();
-                return self.answer(probe).await;
+        let no_params = |params: &[Datum]| {
+            if params.is_empty() {
+                Ok(())
+            } else {
+                Err(SqlError::WrongArguments("mysqld_stmt_execute".into()))
             }
         };
+        let (text, plan) = match prepared {
+            Prepared::Routed(text) => {
+                no_params(&params)?;
+                let text = text.clone();
+                return self.run(&text, &mut NoLocalInfile).await;
+            }
+            Prepared::SessionState(probe) => {
+                no_params(&params)?;
+                let probe = probe.clone();
+                self.questions += 1;
+                self.counters.questions.fetch_add(1, Ordering::Relaxed);
+                let outcome = self.answer(probe).await?;
+                self.record_counts(&outcome);
+                return Ok(outcome);
+            }
+            Prepared::UserVariables(assignments) => {
+                let assignments = assignments.clone();
+                self.questions += 1;
+                self.counters.questions.fetch_add(1, Ordering::Relaxed);
+                self.warnings.clear();
+                let outcome = self.set_user_variables(&assignments, &params).await?;
+                self.record_counts(&outcome);
+                return Ok(outcome);
+            }
+            Prepared::WithSessionValues(text) => (text.clone(), None),
+            Prepared::Plan(_) => (String::new(), Some(id)),
+        };
+        self.questions += 1;
+        self.counters.questions.fetch_add(1, Ordering::Relaxed);
         self.warnings.clear();
         let process = Arc::clone(&self.process);
-        process.begin_statement("(prepared statement)", self.state.database());
+        let shown = if text.is_empty() {
+            "(prepared statement)"
+        } else {
+            text.as_str()
+        };
+        process.begin_statement(shown, self.state.database());
         let interrupt = process.interrupt.clone();
         let result = interrupt
-            .scope(
-                self.executor
-                    .execute_prepared(&mut self.state, plan, &params),
-            )
+            .scope(self.execute_prepared_plan(plan, &text, &params))
             .await;
         process.end_statement(self.state.database());
-        Ok(self.outcome(result?))
+        let outcome = self.outcome(result?);
+        self.record_counts(&outcome);
+        Ok(outcome)
     }
 
     fn close_prepared(&mut self, id: StatementId) {
@@ -529,6 +731,10 @@ impl SqlSession for FrontendSession {
         self.state.reset();
         self.state = SessionState::new(db);
         self.variables.reset();
+        self.state
+            .set_autocommit(self.variables.autocommit())
+            .await?;
+        self.sync_state();
         self.prepared.clear();
         Ok(())
     }

@@ -28,7 +28,7 @@ use crate::value;
 
 /// Values the rewrite substitutes.
 pub(super) struct SessionValues<'a> {
-    pub version: &'a str,
+    pub version: String,
     pub connection_id: u32,
     /// `user@host` (USER(), SESSION_USER(), SYSTEM_USER()).
     pub user: String,
@@ -104,7 +104,7 @@ pub(super) fn rewrite(statement: &str, values: &SessionValues<'_>) -> SqlResult<
         let replacement = match e {
             Expr::Function(f) if no_args(&f.args) => {
                 match f.name.to_string().to_ascii_lowercase().as_str() {
-                    "version" => Some(text(values.version)),
+                    "version" => Some(text(&values.version)),
                     "connection_id" => Some(Datum::UInt(u64::from(values.connection_id))),
                     "user" | "session_user" | "system_user" => Some(text(&values.user)),
                     "current_user" => Some(text(&values.current_user)),
@@ -241,7 +241,7 @@ mod tests {
 
     fn values(vars: &HashMap<String, Datum>) -> SessionValues<'_> {
         SessionValues {
-            version: "8.0.36-orcinus",
+            version: "8.0.36-orcinus".into(),
             connection_id: 7,
             user: "root@127.0.0.1".into(),
             current_user: "root@%".into(),

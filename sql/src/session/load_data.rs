@@ -133,7 +133,11 @@ impl FrontendSession {
         accounts::database_access(&self.accounts, &self.context.user, &self.context.host, &db)?;
         load::target_table(&self.executor, Some(&db), &stmt)?;
         let outcome = if stmt.local {
-            if !self.load_settings.local_infile || !infile.enabled() {
+            let local_infile = self
+                .variables
+                .get_int("local_infile")
+                .map_or(self.load_settings.local_infile, |v| v != 0);
+            if !local_infile || !infile.enabled() {
                 return Err(SqlError::LocalInfileDisabled);
             }
             infile.request(&stmt.file).await?;

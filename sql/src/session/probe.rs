@@ -1,10 +1,11 @@
 //! Recognizes the statements answered from session state rather than by the executor: client
-//! probes (`SELECT @@version_comment LIMIT 1`, `SELECT DATABASE(), USER()`), `SET` of session
-//! variables, `SET NAMES`, `SET [SESSION] TRANSACTION …`, `USE`, `SHOW VARIABLES`,
-//! `SHOW STATUS`, `SHOW WARNINGS`.
+//! probes (`SELECT @@version_comment LIMIT 1`, `SELECT DATABASE(), USER()`), `SET` of system
+//! variables (session or global), `SET NAMES`, `SET [GLOBAL|SESSION] TRANSACTION …`,
+//! `START TRANSACTION [READ ONLY | READ WRITE | WITH CONSISTENT SNAPSHOT]`, `USE`,
+//! `SHOW [GLOBAL] VARIABLES`, `SHOW STATUS`, `SHOW WARNINGS`.
 //!
 //! Invariants: recognition is exact: a statement with anything the grammar below does not
-//! cover (a FROM clause, an operator, a user variable, an executable comment, GLOBAL scope) is
+//! cover (a FROM clause, an operator, a user variable, an executable comment, PERSIST scope) is
 //! not recognized and goes on to the executor, which runs it or rejects it naming it; it is
 //! never answered approximately.
 
@@ -12,11 +13,23 @@
 use crate::sql_text::split_statements;
 use crate::sql_text::{Token, tokenize};
 
+/// Which value of a system variable a statement names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scope {
+    /// `@@name` or `SET name`: the session value (for `SET @@name` of a transaction
+    /// characteristic, the next transaction's; see [`Assignment::bare`]).
+    Default,
+    /// `@@session.name`, `@@local.name`, `SET SESSION name`.
+    Session,
+    /// `@@global.name`, `SET GLOBAL name`.
+    Global,
+}
+
 /// A value a probe `SELECT` can compute from session state.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum ProbeExpr {
-    /// `@@[session.|local.]name`.
-    SystemVariable(String),
+    /// `@@[session.|local.|global.]name`.
+    SystemVariable(String, Scope),
     /// `DATABASE()` / `SCHEMA()`.
     Database,
     /// `USER()` / `SESSION_USER()` / `SYSTEM_USER()`.
@@ -47,6 +60,10 @@ pub(super) struct ProbeItem {
 pub(super) struct Assignment {
     pub name: String,
     pub value: Option<String>,
+    pub scope: Scope,
+    /// Written `@@name` (no scope keyword or prefix): for the transaction characteristics this
+    /// sets the next transaction only, as in MySQL.
+    pub bare: bool,
 }
 
 /// A recognized statement.
@@ -63,9 +80,9 @@ pub(super) enum Probe {
     },
     Use(String),
     ShowWarnings,
-    /// `SHOW [SESSION|LOCAL|GLOBAL] VARIABLES [LIKE 'pattern']` (session and global values are
-    /// the same: no variable can be set globally).
+    /// `SHOW [SESSION|LOCAL|GLOBAL] VARIABLES [LIKE 'pattern']`.
     ShowVariables {
+        global: bool,
         like: Option<String>,
     },
     /// `SHOW [SESSION|LOCAL|GLOBAL] STATUS [LIKE 'pattern']`.
@@ -73,10 +90,17 @@ pub(super) enum Probe {
         global: bool,
         like: Option<String>,
     },
-    /// `SET [SESSION] TRANSACTION characteristic, …`: the isolation level in the variable's
-    /// spelling (`REPEATABLE-READ`) and the access mode (true for READ ONLY).
+    /// `SET [GLOBAL|SESSION] TRANSACTION characteristic, …`: the isolation level in the
+    /// variable's spelling (`REPEATABLE-READ`) and the access mode (true for READ ONLY);
+    /// `Scope::Default` (no keyword) is the next transaction only.
     SetTransaction {
+        scope: Scope,
         isolation: Option<String>,
+        read_only: Option<bool>,
+    },
+    /// `START TRANSACTION [WITH CONSISTENT SNAPSHOT | READ ONLY | READ WRITE], …`: the access
+    /// mode if one is given.
+    StartTransaction {
         read_only: Option<bool>,
     },
 }
@@ -96,6 +120,8 @@ pub(super) fn recognize(statement: &str) -> Option<Probe> {
         cursor.name().map(Probe::Use)
     } else if cursor.keyword("SHOW") {
         parse_show(&mut cursor)
+    } else if cursor.keyword("START") && cursor.keyword("TRANSACTION") {
+        parse_start_transaction(&mut cursor)
     } else {
         None
     };
@@ -126,14 +152,47 @@ fn parse_show(c: &mut Cursor<'_>) -> Option<Probe> {
         None
     };
     Some(if variables {
-        Probe::ShowVariables { like }
+        Probe::ShowVariables { global, like }
     } else {
         Probe::ShowStatus { global, like }
     })
 }
 
-/// `[ISOLATION LEVEL level | READ WRITE | READ ONLY], …` after `SET [SESSION] TRANSACTION`.
-fn parse_transaction(c: &mut Cursor<'_>) -> Option<Probe> {
+/// `[WITH CONSISTENT SNAPSHOT | READ WRITE | READ ONLY], …` after `START TRANSACTION` (at most
+/// one access mode, as MySQL's grammar has it).
+fn parse_start_transaction(c: &mut Cursor<'_>) -> Option<Probe> {
+    let mut read_only = None;
+    if c.at_end() {
+        return Some(Probe::StartTransaction { read_only });
+    }
+    loop {
+        if c.keyword("WITH") {
+            if !(c.keyword("CONSISTENT") && c.keyword("SNAPSHOT")) {
+                return None;
+            }
+        } else if c.keyword("READ") {
+            let mode = if c.keyword("ONLY") {
+                true
+            } else if c.keyword("WRITE") {
+                false
+            } else {
+                return None;
+            };
+            if read_only.replace(mode).is_some() {
+                return None;
+            }
+        } else {
+            return None;
+        }
+        if !c.punct(',') {
+            break;
+        }
+    }
+    Some(Probe::StartTransaction { read_only })
+}
+
+/// `[ISOLATION LEVEL level | READ WRITE | READ ONLY], …` after `SET [scope] TRANSACTION`.
+fn parse_transaction(c: &mut Cursor<'_>, scope: Scope) -> Option<Probe> {
     let (mut isolation, mut read_only) = (None, None);
     loop {
         if c.keyword("ISOLATION") {
@@ -172,6 +231,7 @@ fn parse_transaction(c: &mut Cursor<'_>) -> Option<Probe> {
         }
     }
     Some(Probe::SetTransaction {
+        scope,
         isolation,
         read_only,
     })
@@ -239,15 +299,8 @@ fn parse_select(c: &mut Cursor<'_>) -> Option<Probe> {
 fn parse_item(c: &mut Cursor<'_>) -> Option<ProbeItem> {
     let (expr, default_name) = match c.next()? {
         Token::SystemVariable(v) => {
-            let lower = v.to_ascii_lowercase();
-            let bare = lower
-                .strip_prefix("session.")
-                .or_else(|| lower.strip_prefix("local."))
-                .unwrap_or(&lower);
-            if bare.contains('.') {
-                return None;
-            }
-            (ProbeExpr::SystemVariable(bare.to_owned()), format!("@@{v}"))
+            let (name, scope) = scoped_name(&v)?;
+            (ProbeExpr::SystemVariable(name, scope), format!("@@{v}"))
         }
         Token::Number(n) => (ProbeExpr::Integer(n.parse().ok()?), n),
         Token::Quoted(s) => (ProbeExpr::Text(s.clone()), s),
@@ -281,6 +334,34 @@ fn parse_item(c: &mut Cursor<'_>) -> Option<ProbeItem> {
     })
 }
 
+/// `session.name` / `local.name` / `global.name` / `name` after `@@`: the lower-case name and
+/// its scope; `None` for another prefix (`persist.`).
+fn scoped_name(v: &str) -> Option<(String, Scope)> {
+    let lower = v.to_ascii_lowercase();
+    let (name, scope) = if let Some(n) = lower
+        .strip_prefix("session.")
+        .or_else(|| lower.strip_prefix("local."))
+    {
+        (n, Scope::Session)
+    } else if let Some(n) = lower.strip_prefix("global.") {
+        (n, Scope::Global)
+    } else {
+        (lower.as_str(), Scope::Default)
+    };
+    (!name.contains('.')).then(|| (name.to_owned(), scope))
+}
+
+/// A scope keyword of `SET` (`GLOBAL`, `SESSION`, `LOCAL`).
+fn scope_keyword(c: &mut Cursor<'_>) -> Option<Scope> {
+    if c.keyword("GLOBAL") {
+        Some(Scope::Global)
+    } else if c.keyword("SESSION") || c.keyword("LOCAL") {
+        Some(Scope::Session)
+    } else {
+        None
+    }
+}
+
 fn parse_set(c: &mut Cursor<'_>) -> Option<Probe> {
     if c.keyword("NAMES") {
         let charset = c.name()?;
@@ -291,36 +372,32 @@ fn parse_set(c: &mut Cursor<'_>) -> Option<Probe> {
         };
         return Some(Probe::SetNames { charset, collation });
     }
-    if c.keyword("TRANSACTION") || (c.keyword("SESSION") && c.keyword("TRANSACTION")) {
-        return parse_transaction(c);
+    let first_scope = scope_keyword(c);
+    if c.keyword("TRANSACTION") {
+        return parse_transaction(c, first_scope.unwrap_or(Scope::Default));
     }
-    // `SESSION` was consumed by a failed `SESSION TRANSACTION` match: step back.
+    // A scope keyword applies to the assignments after it until the next one (MySQL's rule).
     c.pos = 1;
+    let mut keyword_scope = Scope::Default;
     let mut assignments = Vec::new();
     loop {
-        let name = match c.next()? {
+        if let Some(scope) = scope_keyword(c) {
+            keyword_scope = scope;
+        }
+        let (name, scope, bare) = match c.next()? {
             Token::Word(w)
-                if w.eq_ignore_ascii_case("SESSION") || w.eq_ignore_ascii_case("LOCAL") =>
+                if w.eq_ignore_ascii_case("PERSIST") || w.eq_ignore_ascii_case("PERSIST_ONLY") =>
             {
-                c.name()?
+                return None;
             }
-            Token::Word(w) => w,
+            Token::Word(w) => (w.to_ascii_lowercase(), keyword_scope, false),
             Token::SystemVariable(v) => {
-                let lower = v.to_ascii_lowercase();
-                let bare = lower
-                    .strip_prefix("session.")
-                    .or_else(|| lower.strip_prefix("local."))
-                    .unwrap_or(&lower);
-                if bare.contains('.') {
-                    return None;
-                }
-                bare.to_owned()
+                let (name, scope) = scoped_name(&v)?;
+                let bare = scope == Scope::Default;
+                (name, scope, bare)
             }
             _ => return None,
         };
-        if name.eq_ignore_ascii_case("GLOBAL") || name.eq_ignore_ascii_case("PERSIST") {
-            return None;
-        }
         if !c.punct('=') {
             return None;
         }
@@ -329,7 +406,12 @@ fn parse_set(c: &mut Cursor<'_>) -> Option<Probe> {
             Token::Word(w) | Token::Quoted(w) | Token::Number(w) => Some(w),
             _ => return None,
         };
-        assignments.push(Assignment { name, value });
+        assignments.push(Assignment {
+            name,
+            value,
+            scope,
+            bare,
+        });
         if !c.punct(',') {
             break;
         }
@@ -370,7 +452,7 @@ mod tests {
             p,
             Probe::Select {
                 items: vec![ProbeItem {
-                    expr: ProbeExpr::SystemVariable("version_comment".into()),
+                    expr: ProbeExpr::SystemVariable("version_comment".into(), Scope::Default),
                     name: "@@version_comment".into()
                 }],
                 limit: Some(1)
@@ -396,8 +478,8 @@ mod tests {
             "SELECT c FROM sbtest1 WHERE id = 1",
             "SELECT 1 + 1",
             "SET @x = 1",
-            "SET GLOBAL autocommit = 0",
-            "SET GLOBAL TRANSACTION ISOLATION LEVEL SERIALIZABLE",
+            "SET PERSIST autocommit = 0",
+            "SET @@persist.autocommit = 0",
             "SHOW TABLES",
             "SHOW VARIABLES WHERE Variable_name = 'x'",
             "/*!40101 SET NAMES utf8 */",
@@ -421,13 +503,47 @@ mod tests {
             Probe::Set(vec![
                 Assignment {
                     name: "autocommit".into(),
-                    value: Some("OFF".into())
+                    value: Some("OFF".into()),
+                    scope: Scope::Session,
+                    bare: false,
                 },
                 Assignment {
                     name: "sql_mode".into(),
-                    value: None
+                    value: None,
+                    scope: Scope::Default,
+                    bare: false,
                 },
             ])
+        );
+        assert_eq!(
+            recognize("SET GLOBAL max_connections = 10, wait_timeout = 5, SESSION autocommit = 0, @@global.x = 1, @@y = 2")
+                .unwrap(),
+            Probe::Set(vec![
+                Assignment { name: "max_connections".into(), value: Some("10".into()), scope: Scope::Global, bare: false },
+                Assignment { name: "wait_timeout".into(), value: Some("5".into()), scope: Scope::Global, bare: false },
+                Assignment { name: "autocommit".into(), value: Some("0".into()), scope: Scope::Session, bare: false },
+                Assignment { name: "x".into(), value: Some("1".into()), scope: Scope::Global, bare: false },
+                Assignment { name: "y".into(), value: Some("2".into()), scope: Scope::Default, bare: true },
+            ])
+        );
+        assert_eq!(
+            recognize("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY").unwrap(),
+            Probe::StartTransaction {
+                read_only: Some(true)
+            }
+        );
+        assert_eq!(
+            recognize("start transaction").unwrap(),
+            Probe::StartTransaction { read_only: None }
+        );
+        assert_eq!(recognize("START TRANSACTION READ ONLY, READ WRITE"), None);
+        assert_eq!(
+            recognize("SET GLOBAL TRANSACTION ISOLATION LEVEL READ COMMITTED").unwrap(),
+            Probe::SetTransaction {
+                scope: Scope::Global,
+                isolation: Some("READ-COMMITTED".into()),
+                read_only: None
+            }
         );
     }
 
@@ -436,6 +552,7 @@ mod tests {
         assert_eq!(
             recognize("show session variables like 'auto%'").unwrap(),
             Probe::ShowVariables {
+                global: false,
                 like: Some("auto%".into())
             }
         );
@@ -450,6 +567,7 @@ mod tests {
             recognize("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED, READ WRITE")
                 .unwrap(),
             Probe::SetTransaction {
+                scope: Scope::Session,
                 isolation: Some("READ-COMMITTED".into()),
                 read_only: Some(false)
             }
@@ -458,7 +576,9 @@ mod tests {
             recognize("SET session autocommit = 1").unwrap(),
             Probe::Set(vec![Assignment {
                 name: "autocommit".into(),
-                value: Some("1".into())
+                value: Some("1".into()),
+                scope: Scope::Session,
+                bare: false,
             }])
         );
     }

@@ -115,6 +115,15 @@ pub trait SqlEngine: Send + Sync + 'static {
         self.lookup_account(user)
     }
 
+    /// The current global value of a limit the protocol enforces for connections it accepts
+    /// from now on (`max_connections`, `max_allowed_packet`, `wait_timeout`,
+    /// `interactive_timeout`, `net_read_timeout`, `net_write_timeout`: `SET GLOBAL` changes
+    /// them); `None` keeps the protocol's configured value.
+    fn global_limit(&self, name: &str) -> Option<u64> {
+        let _ = name;
+        None
+    }
+
     /// Opens a session for an authenticated user.
     fn open_session(
         &self,
@@ -126,6 +135,12 @@ pub trait SqlEngine: Send + Sync + 'static {
 pub trait SqlSession: Send + 'static {
     /// Current autocommit / transaction state.
     fn status(&self) -> SessionStatus;
+
+    /// How long the connection may stay idle between commands (the session's `wait_timeout`);
+    /// `None` keeps the protocol's configured limit.
+    fn idle_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 
     /// Allows or forbids several statements per query text (COM_SET_OPTION).
     fn set_multi_statements(&mut self, enabled: bool);
