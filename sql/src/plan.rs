@@ -184,8 +184,17 @@ pub fn plan_in_mode(
             exception,
             has_end_keyword,
         } => {
-            if !modes.is_empty()
-                || modifier.is_some()
+            // MySQL's START TRANSACTION characteristics (READ ONLY …) are recognized by the
+            // session layer; what reaches here with modes (ISOLATION LEVEL, two access modes,
+            // BEGIN READ ONLY) is not MySQL syntax.
+            if !modes.is_empty() {
+                let near: Vec<String> = modes.iter().map(ToString::to_string).collect();
+                return Err(SqlError::Syntax {
+                    near: near.join(", "),
+                    line: 1,
+                });
+            }
+            if modifier.is_some()
                 || !statements.is_empty()
                 || exception.is_some()
                 || *has_end_keyword

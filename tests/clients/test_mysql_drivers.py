@@ -196,3 +196,52 @@ def test_syntax_error_is_1064(driver):
     cur.execute("SELECT 1")
     assert cur.fetchone()[0] == 1
     conn.close()
+
+
+def _rows(cur):
+    return [tuple(r) for r in cur.fetchall()]
+
+
+def test_session_statements_give_the_text_protocol_answers(driver, database):
+    """Session functions, user variables, SHOW, SET and account statements answer the same
+    through every flavour; with connector-prepared they go through COM_STMT_PREPARE/EXECUTE."""
+    conn = driver.connect(database)
+    cur = driver.cursor(conn)
+    cur.execute("CREATE TABLE s (id INT PRIMARY KEY AUTO_INCREMENT, v INT)")
+    cur.execute("SELECT VERSION(), DATABASE(), USER(), CONNECTION_ID() > 0")
+    version, db, user, has_id = cur.fetchone()
+    assert version.startswith("8.0.") and db == database and user.startswith("root@")
+    assert has_id == 1
+    cur.execute("SET @a = %s", (41,))
+    cur.execute("SELECT @a, @missing")
+    assert _rows(cur) == [(41, None)]
+    cur.execute("INSERT INTO s (v) VALUES (@a + %s)", (1,))
+    cur.execute("SELECT LAST_INSERT_ID()")
+    assert _rows(cur) == [(1,)]
+    cur.execute("INSERT INTO s (v) VALUES (%s)", (7,))
+    cur.execute("SELECT LAST_INSERT_ID()")
+    assert _rows(cur) == [(2,)]
+    cur.execute("SELECT v FROM s WHERE id = LAST_INSERT_ID() - 1")
+    assert _rows(cur) == [(42,)]
+    cur.execute("SHOW TABLES")
+    assert _rows(cur) == [("s",)]
+    cur.execute("SHOW VARIABLES LIKE 'autocommit'")
+    assert _rows(cur) == [("autocommit", "1")]
+    cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED")
+    cur.execute("SELECT @@transaction_isolation, @@tx_isolation")
+    assert _rows(cur) == [("READ-COMMITTED", "READ-COMMITTED")]
+    cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+                (database,))
+    assert [r[0] for r in cur.fetchall()] == ["s"]
+    user = f"u_{uuid.uuid4().hex[:8]}"
+    cur.execute(f"CREATE USER '{user}'@'%' IDENTIFIED BY 'pw'")
+    cur.execute(f"GRANT ALL ON {database}.* TO '{user}'@'%'")
+    cur.execute(f"SHOW GRANTS FOR '{user}'@'%'")
+    assert len(cur.fetchall()) == 2
+    cur.execute(f"DROP USER '{user}'@'%'")
+    cur.execute("START TRANSACTION READ ONLY")
+    with pytest.raises(driver.errors) as ro:
+        cur.execute("UPDATE s SET v = %s WHERE id = %s", (0, 1))
+    assert driver.errno(ro.value) == 1792
+    cur.execute("COMMIT")
+    conn.close()

@@ -23,6 +23,7 @@ use crate::SqlExecutor;
 use crate::error::{SqlError, SqlResult};
 use crate::result::StatementResult;
 use crate::sql_text::{Token, tokenize, tokenize_prefix};
+use crate::types::Datum;
 use crate::{plan, show};
 
 use super::probe::{Probe, recognize};
@@ -93,23 +94,81 @@ pub(super) fn route(statement: &str) -> Route {
 }
 
 /// SHOW statements, DESCRIBE and information_schema queries: answered from one catalog
-/// snapshot by [`crate::show`]; a form it does not claim fails with 1235 naming the statement.
+/// snapshot by [`crate::show`], with `params` bound to the placeholders of an
+/// information_schema query (a prepared one); a form it does not claim fails with 1235 naming
+/// the statement.
 pub(super) fn show_statement(
     executor: &SqlExecutor,
     current_db: Option<&str>,
     statement: &str,
     name: &str,
+    params: &[Datum],
 ) -> SqlResult<StatementResult> {
     let snapshot = executor.catalog().snapshot();
-    if let Some(result) = show::execute_show_text(&snapshot, current_db, statement) {
+    if params.is_empty()
+        && let Some(result) = show::execute_show_text(&snapshot, current_db, statement)
+    {
         return result;
     }
     let parsed = plan::parse(statement)?;
     let [parsed] = parsed.as_slice() else {
         return Err(SqlError::NotSupported(name.to_owned()));
     };
-    show::execute_show(&snapshot, current_db, parsed, &[])
+    show::execute_show(&snapshot, current_db, parsed, params)
         .unwrap_or_else(|| Err(SqlError::NotSupported(name.to_owned())))
+}
+
+/// Number of `?` placeholders in `statement` (outside quotes and comments).
+pub(super) fn placeholder_count(statement: &str) -> usize {
+    let mut count = 0;
+    let mut chars = statement.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' | '`' => {
+                while let Some(d) = chars.next() {
+                    if d == '\\' && c != '`' {
+                        chars.next();
+                    } else if d == c {
+                        if chars.peek() == Some(&c) {
+                            chars.next();
+                        } else {
+                            break;
+                        }
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut last = '\0';
+                for d in chars.by_ref() {
+                    if last == '*' && d == '/' {
+                        break;
+                    }
+                    last = d;
+                }
+            }
+            '#' => {
+                for d in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                chars.next();
+                if chars.peek().is_none_or(|c| c.is_whitespace()) {
+                    for d in chars.by_ref() {
+                        if d == '\n' {
+                            break;
+                        }
+                    }
+                }
+            }
+            '?' => count += 1,
+            _ => {}
+        }
+    }
+    count
 }
 
 /// The first `n` words of `statement`, upper-cased; stops at the first non-word token.
@@ -190,6 +249,16 @@ mod tests {
         assert_eq!(route("kill query 5"), Route::Kill);
         assert_eq!(route("SHOW PROCESSLIST"), Route::ProcessList(false));
         assert_eq!(route("show full processlist"), Route::ProcessList(true));
+    }
+
+    #[test]
+    fn placeholders_outside_quotes_and_comments() {
+        assert_eq!(placeholder_count("SELECT ? FROM t WHERE a = ?"), 2);
+        assert_eq!(
+            placeholder_count("SELECT '?', \"?\", `?`, 'it''s ?' /* ? */ -- ?\n, ? # ?"),
+            1
+        );
+        assert_eq!(placeholder_count("SELECT 'a\\'?' , ?"), 1);
     }
 
     #[test]

@@ -144,6 +144,9 @@ impl SqlEngine for SqlFrontend {
     }
 }
 
+/// The name `dispatch::route` gives information_schema queries.
+const INFORMATION_SCHEMA_QUERIES: &str = "information_schema queries";
+
 /// A statement prepared in a session. Every kind gives the same results as the statement
 /// sent over the text protocol.
 enum Prepared {
@@ -158,8 +161,9 @@ enum Prepared {
     /// A session-state statement (no placeholders), answered again at each execution.
     SessionState(Probe),
     /// SHOW, DESCRIBE, information_schema queries, account statements, KILL and
-    /// SHOW PROCESSLIST (no placeholders): routed again at each execution, as text.
-    Routed(String),
+    /// SHOW PROCESSLIST: routed again at each execution, as text. Only an information_schema
+    /// query may have placeholders (their count is kept).
+    Routed(String, usize),
 }
 
 /// One connection's session (see the module documentation).
@@ -316,6 +320,7 @@ impl FrontendSession {
                         self.state.database(),
                         statement,
                         &name,
+                        &[],
                     )?,
                 }
             }
@@ -418,10 +423,30 @@ impl FrontendSession {
                 };
                 (Prepared::SessionState(probe), 0, columns)
             }
+            Route::Show(name) if name == INFORMATION_SCHEMA_QUERIES => {
+                let count = dispatch::placeholder_count(statement);
+                let nulls = vec![Datum::Null; count];
+                let result = dispatch::show_statement(
+                    &self.executor,
+                    self.state.database(),
+                    statement,
+                    &name,
+                    &nulls,
+                )?;
+                let columns = match self.outcome(result) {
+                    QueryOutcome::Rows(rs) => rs.columns,
+                    QueryOutcome::Done(_) => Vec::new(),
+                };
+                (
+                    Prepared::Routed(statement.to_owned(), count),
+                    count,
+                    columns,
+                )
+            }
             route @ (Route::Show(_) | Route::Accounts(_) | Route::Kill | Route::ProcessList(_)) => {
                 reject_placeholders(statement)?;
                 let columns = self.describe_routed(statement, route).await?;
-                (Prepared::Routed(statement.to_owned()), 0, columns)
+                (Prepared::Routed(statement.to_owned(), 0), 0, columns)
             }
         })
     }
@@ -448,6 +473,7 @@ impl FrontendSession {
                         self.state.database(),
                         statement,
                         &name,
+                        &[],
                     )?,
                 };
                 self.outcome(result)
@@ -518,12 +544,7 @@ fn user_variable_select(assignments: &[(String, String)]) -> String {
 /// 1064 for a placeholder in a statement that takes none (SHOW, account statements, `SET`
 /// of a system variable, …), quoting the text from the placeholder as MySQL does.
 fn reject_placeholders(statement: &str) -> SqlResult<()> {
-    if !statement.contains('?') {
-        return Ok(());
-    }
-    let has_placeholder =
-        crate::sql_text::tokenize(statement).contains(&crate::sql_text::Token::Punct('?'));
-    if !has_placeholder {
+    if dispatch::placeholder_count(statement) == 0 {
         return Ok(());
     }
     let near = statement
@@ -676,10 +697,27 @@ impl SqlSession for FrontendSession {
             }
         };
         let (text, plan) = match prepared {
-            Prepared::Routed(text) => {
-                no_params(&params)?;
+            Prepared::Routed(text, count) => {
+                if params.len() != *count {
+                    return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
+                }
                 let text = text.clone();
-                return self.run(&text, &mut NoLocalInfile).await;
+                if params.is_empty() {
+                    return self.run(&text, &mut NoLocalInfile).await;
+                }
+                self.questions += 1;
+                self.counters.questions.fetch_add(1, Ordering::Relaxed);
+                self.warnings.clear();
+                let result = dispatch::show_statement(
+                    &self.executor,
+                    self.state.database(),
+                    &text,
+                    INFORMATION_SCHEMA_QUERIES,
+                    &params,
+                )?;
+                let outcome = self.outcome(result);
+                self.record_counts(&outcome);
+                return Ok(outcome);
             }
             Prepared::SessionState(probe) => {
                 no_params(&params)?;

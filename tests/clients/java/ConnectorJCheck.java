@@ -48,6 +48,7 @@ public class ConnectorJCheck {
                 roundTrip(c, table);
                 transactions(c, table);
                 errors(c, table);
+                sessionStatements(c, table, serverPrepared);
             }
             System.out.println("ok useServerPrepStmts=" + serverPrepared);
         }
@@ -144,6 +145,74 @@ public class ConnectorJCheck {
         try (Statement st = c.createStatement()) {
             ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + table);
             check(rs.next() && rs.getLong(1) == 20, "connection usable after errors, nothing half-applied");
+        }
+    }
+
+    /** A prepared statement, checked to be server-side when `serverPrepared` (Connector/J falls
+     * back to client-side preparing when the server refuses COM_STMT_PREPARE). */
+    static PreparedStatement prepare(Connection c, String sql, boolean serverPrepared) throws SQLException {
+        PreparedStatement ps = c.prepareStatement(sql);
+        String kind = ps.getClass().getSimpleName();
+        check(!serverPrepared || kind.equals("ServerPreparedStatement"), "server-prepared: " + sql + " (" + kind + ")");
+        return ps;
+    }
+
+    static void sessionStatements(Connection c, String table, boolean sp) throws SQLException {
+        try (PreparedStatement ps = prepare(c, "SELECT VERSION(), DATABASE(), CONNECTION_ID() > 0", sp)) {
+            ResultSet rs = ps.executeQuery();
+            check(rs.next() && rs.getString(1).startsWith("8.0.") && rs.getString(2) != null
+                    && rs.getInt(3) == 1, "session functions");
+        }
+        // Connector/J itself never server-prepares SET, DO or CREATE TABLE (its
+        // canHandleAsServerPreparedStatement); those are checked with mysql-connector-python.
+        try (PreparedStatement set = prepare(c, "SET @q = ?", false);
+                PreparedStatement get = prepare(c, "SELECT @q * 2", sp)) {
+            set.setInt(1, 21);
+            set.execute();
+            ResultSet rs = get.executeQuery();
+            check(rs.next() && rs.getLong(1) == 42, "user variable through prepared statements");
+        }
+        try (PreparedStatement ps = prepare(c, "SHOW TABLES", sp)) {
+            ResultSet rs = ps.executeQuery();
+            int n = 0;
+            while (rs.next()) {
+                n += rs.getString(1).equals(table) ? 1 : 0;
+            }
+            check(n == 1, "SHOW TABLES lists " + table);
+        }
+        try (PreparedStatement ps = prepare(c, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", false)) {
+            ps.execute();
+        }
+        check(c.getTransactionIsolation() == Connection.TRANSACTION_READ_COMMITTED, "isolation READ COMMITTED");
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try (PreparedStatement ps = prepare(c, "SELECT @@transaction_isolation", sp)) {
+            ResultSet rs = ps.executeQuery();
+            check(rs.next() && rs.getString(1).equals("REPEATABLE-READ"), "isolation back to REPEATABLE READ");
+        }
+        String user = "cj" + (sp ? "s" : "c");
+        for (String sql : new String[] {
+                "CREATE USER '" + user + "'@'%' IDENTIFIED BY 'pw'",
+                "GRANT ALL ON *.* TO '" + user + "'@'%'",
+                "DROP USER '" + user + "'@'%'"}) {
+            try (PreparedStatement ps = prepare(c, sql, sp)) {
+                ps.execute();
+            }
+        }
+        // (Connector/J refuses writes on a setReadOnly(true) connection itself, with code 0, so
+        // the server's check is reached through START TRANSACTION READ ONLY.)
+        try (Statement st = c.createStatement();
+                PreparedStatement ps = prepare(c, "UPDATE " + table + " SET qty = ? WHERE id = ?", sp)) {
+            st.execute("START TRANSACTION READ ONLY");
+            ps.setInt(1, 0);
+            ps.setLong(2, 1);
+            int code = 0;
+            try {
+                ps.executeUpdate();
+            } catch (SQLException e) {
+                code = e.getErrorCode();
+            }
+            check(code == 1792, "write in a READ ONLY transaction is 1792, got " + code);
+            st.execute("COMMIT");
         }
     }
 }

@@ -22,6 +22,7 @@ mod mysql_kill;
 mod mysql_load_data;
 mod mysql_sql;
 mod mysql_sysbench;
+mod mysql_variables;
 mod resp_bad_input;
 mod resp_client;
 mod resp_redis_benchmark;

@@ -258,6 +258,9 @@ fn deadlock_and_lock_wait_timeout_between_connections() {
             .await
             .unwrap();
         b.query_drop("BEGIN").await.unwrap();
+        b.query_drop("UPDATE items SET k = 7 WHERE id = 2")
+            .await
+            .unwrap();
         let started = Instant::now();
         let e = b
             .query_drop("UPDATE items SET k = 200 WHERE id = 1")
@@ -271,15 +274,36 @@ fn deadlock_and_lock_wait_timeout_between_connections() {
             "Lock wait timeout exceeded; try restarting transaction"
         );
         assert!(waited >= Duration::from_millis(1500), "{waited:?}");
-        // The timed-out transaction is gone; the holder commits.
-        let in_trans: Option<i64> = b.query_first("SELECT 1").await.unwrap();
-        assert_eq!(in_trans, Some(1));
-        a.query_drop("COMMIT").await.unwrap();
-        let k: Option<i64> = b
-            .query_first("SELECT k FROM items WHERE id = 1")
+        // Only the statement is undone (innodb_rollback_on_timeout=OFF): b's transaction and
+        // its earlier write remain.
+        let k2: Option<i64> = b
+            .query_first("SELECT k FROM items WHERE id = 2")
             .await
             .unwrap();
-        assert_eq!(k, Some(100));
+        assert_eq!(k2, Some(7));
+        // The session's innodb_lock_wait_timeout bounds the next wait.
+        b.query_drop("SET innodb_lock_wait_timeout = 1")
+            .await
+            .unwrap();
+        let timeout: Option<i64> = b
+            .query_first("SELECT @@innodb_lock_wait_timeout")
+            .await
+            .unwrap();
+        assert_eq!(timeout, Some(1));
+        let started = Instant::now();
+        let e = b
+            .query_drop("UPDATE items SET k = 300 WHERE id = 1")
+            .await
+            .unwrap_err();
+        assert_eq!(server_error(e).0, 1205);
+        assert!(started.elapsed() >= Duration::from_millis(900));
+        a.query_drop("COMMIT").await.unwrap();
+        b.query_drop("COMMIT").await.unwrap();
+        let ks: Vec<(i64, i64)> = setup
+            .query("SELECT id, k FROM items ORDER BY id")
+            .await
+            .unwrap();
+        assert_eq!(ks, vec![(1, 100), (2, 7)]);
     });
 }
 
