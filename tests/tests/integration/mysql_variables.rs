@@ -132,7 +132,9 @@ fn set_global_changes_new_sessions_and_connection_limits() {
         }
         let second = connect(addr, None).await;
         let third = Conn::new(opts(addr, None)).await;
-        let e = third.err().expect("a third connection is refused");
+        let Err(e) = third else {
+            panic!("a third connection is refused");
+        };
         assert_eq!(server_error(e).0, 1040);
         second.disconnect().await.unwrap();
         admin
