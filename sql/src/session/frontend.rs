@@ -7,8 +7,12 @@
 //! - every statement is routed once, by `dispatch::route`;
 //! - the status flags come from the executor's real state (autocommit, open transaction), and
 //!   `@@autocommit` in the variable store always equals the executor's autocommit;
-//! - prepared statements keep the executor's cached plan; ids are unique within the session
-//!   and never 0;
+//! - prepared statements keep the executor's cached plan, except those whose answer depends on
+//!   session values at each execution (session functions, user variables, session-state and
+//!   routed statements), which are routed or re-planned per execution; ids are unique within
+//!   the session and never 0;
+//! - new sessions start from the server's global variables (`SET GLOBAL`), and the executor's
+//!   session state follows the variable store (`answers::sync_state`);
 //! - closing or resetting a session rolls back its open transaction.
 
 use std::collections::HashMap;

@@ -10,7 +10,9 @@
 //! (`dispatch.rs`) to the session-state answers (`answers.rs`, from the typed variable store in
 //! `variables.rs`), the metadata and account modules, LOAD DATA (`load_data.rs`), KILL and the
 //! process list (`kill.rs`, `processlist.rs`), or the executor ([`crate::SqlExecutor`], after
-//! `functions.rs` has replaced session functions and user variables by their values).
+//! `functions.rs` has replaced session functions and user variables by their values). Prepared
+//! statements take the same routes (`frontend.rs`), so every statement the text protocol
+//! answers gives the same answer prepared, except `USE` and `LOAD DATA` (1295, as in MySQL).
 //! Executor values and columns cross the boundary through one conversion (`convert.rs`).
 
 mod answers;
