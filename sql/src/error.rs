@@ -162,6 +162,14 @@ pub enum SqlError {
         /// The command that used it (for example `mysqld_stmt_execute`).
         command: &'static str,
     },
+    /// 1243: `EXECUTE` / `DEALLOCATE PREPARE` of a name the session has not prepared.
+    #[error("Unknown prepared statement handler ({name}) given to {command}")]
+    UnknownStatementName {
+        /// The statement name as given.
+        name: String,
+        /// `EXECUTE` or `DEALLOCATE PREPARE`.
+        command: &'static str,
+    },
     /// 1193: `SELECT @@x` or `SET x = …` named a variable that does not exist.
     #[error("Unknown system variable '{0}'")]
     UnknownSystemVariable(String),
@@ -353,7 +361,7 @@ impl SqlError {
             Self::LockWaitTimeout => 1205,
             Self::NotSupported(_) => 1235,
             Self::UnsupportedInPreparedStatement => 1295,
-            Self::UnknownStatement { .. } => 1243,
+            Self::UnknownStatement { .. } | Self::UnknownStatementName { .. } => 1243,
             Self::UnknownSystemVariable(_) => 1193,
             Self::WrongValueForVariable { .. } => 1231,
             Self::ReadOnlyVariable(_) | Self::WrongVariableScope { .. } => 1238,
@@ -430,6 +438,7 @@ impl SqlError {
             Self::NoTablesUsed
             | Self::UnsupportedInPreparedStatement
             | Self::UnknownStatement { .. }
+            | Self::UnknownStatementName { .. }
             | Self::UnknownSystemVariable(_)
             | Self::ReadOnlyVariable(_)
             | Self::WrongVariableScope { .. }
@@ -495,6 +504,7 @@ impl SqlError {
             | Self::UnknownFunction(_)
             | Self::NoDatabaseSelected
             | Self::UnknownStatement { .. }
+            | Self::UnknownStatementName { .. }
             | Self::UnknownSystemVariable(_) => ErrorKind::NotFound,
             Self::DatabaseExists(_)
             | Self::TableExists(_)

@@ -42,6 +42,7 @@ use super::outcome::{
 };
 use super::probe::Probe;
 use super::processlist::{Process, ProcessList};
+use super::sql_prepare::{self, SqlPrepare};
 use super::traits::{
     LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
 };
@@ -140,6 +141,7 @@ impl SqlEngine for SqlFrontend {
             context,
             state,
             prepared: HashMap::new(),
+            named_statements: HashMap::new(),
             last_statement_id: 0,
             questions: 0,
         };
@@ -179,6 +181,8 @@ pub struct FrontendSession {
     pub(super) variables: SessionVariables,
     pub(super) state: SessionState,
     prepared: HashMap<StatementId, Prepared>,
+    /// Statements prepared with SQL `PREPARE`, by lower-case name: id and placeholder count.
+    named_statements: HashMap<String, (StatementId, usize)>,
     last_statement_id: StatementId,
     /// Statements this session ran (`SHOW SESSION STATUS LIKE 'Questions'`).
     pub(super) questions: u64,
@@ -303,6 +307,10 @@ impl FrontendSession {
         if !matches!(route, Route::SessionState(Probe::ShowWarnings)) {
             self.warnings.clear();
         }
+        if let Some(command) = sql_prepare::recognize(statement) {
+            // Boxed: EXECUTE of a routed statement runs it through `run` again.
+            return Box::pin(self.sql_prepare(command?)).await;
+        }
         if let Some(assignments) = functions::parse_user_variable_set(statement) {
             return self.set_user_variables(&assignments?, &[]).await;
         }
@@ -381,6 +389,9 @@ impl FrontendSession {
         &mut self,
         statement: &str,
     ) -> SqlResult<(Prepared, usize, Vec<ColumnDef>)> {
+        if sql_prepare::recognize(statement).is_some() {
+            return Err(SqlError::UnsupportedInPreparedStatement);
+        }
         if let Some(assignments) = functions::parse_user_variable_set(statement) {
             let assignments = assignments?;
             let select = user_variable_select(&assignments);
@@ -526,6 +537,146 @@ impl FrontendSession {
         self.executor
             .execute_prepared(&mut self.state, &plan, params)
             .await
+    }
+
+    /// Executes prepared statement `id` (known to exist) with typed parameters.
+    async fn execute_with(
+        &mut self,
+        id: StatementId,
+        params: Vec<Datum>,
+    ) -> SqlResult<QueryOutcome> {
+        let prepared = self.prepared.get(&id).ok_or(SqlError::UnknownStatement {
+            id,
+            command: "mysqld_stmt_execute",
+        })?;
+        let no_params = |params: &[Datum]| {
+            if params.is_empty() {
+                Ok(())
+            } else {
+                Err(SqlError::WrongArguments("mysqld_stmt_execute".into()))
+            }
+        };
+        let (text, plan) = match prepared {
+            Prepared::Routed(text, count) => {
+                if params.len() != *count {
+                    return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
+                }
+                let text = text.clone();
+                if params.is_empty() {
+                    return self.run(&text, &mut NoLocalInfile).await;
+                }
+                self.questions += 1;
+                self.counters.questions.fetch_add(1, Ordering::Relaxed);
+                self.warnings.clear();
+                let result = dispatch::show_statement(
+                    &self.executor,
+                    self.state.database(),
+                    &text,
+                    INFORMATION_SCHEMA_QUERIES,
+                    &params,
+                )?;
+                let outcome = self.outcome(result);
+                self.record_counts(&outcome);
+                return Ok(outcome);
+            }
+            Prepared::SessionState(probe) => {
+                no_params(&params)?;
+                let probe = probe.clone();
+                self.questions += 1;
+                self.counters.questions.fetch_add(1, Ordering::Relaxed);
+                let outcome = self.answer(probe).await?;
+                self.record_counts(&outcome);
+                return Ok(outcome);
+            }
+            Prepared::UserVariables(assignments) => {
+                let assignments = assignments.clone();
+                self.questions += 1;
+                self.counters.questions.fetch_add(1, Ordering::Relaxed);
+                self.warnings.clear();
+                let outcome = self.set_user_variables(&assignments, &params).await?;
+                self.record_counts(&outcome);
+                return Ok(outcome);
+            }
+            Prepared::WithSessionValues(text) => (text.clone(), None),
+            Prepared::Plan(_) => (String::new(), Some(id)),
+        };
+        self.questions += 1;
+        self.counters.questions.fetch_add(1, Ordering::Relaxed);
+        self.warnings.clear();
+        let process = Arc::clone(&self.process);
+        let shown = if text.is_empty() {
+            "(prepared statement)"
+        } else {
+            text.as_str()
+        };
+        process.begin_statement(shown, self.state.database());
+        let interrupt = process.interrupt.clone();
+        let result = interrupt
+            .scope(self.execute_prepared_plan(plan, &text, &params))
+            .await;
+        process.end_statement(self.state.database());
+        let outcome = self.outcome(result?);
+        self.record_counts(&outcome);
+        Ok(outcome)
+    }
+
+    /// SQL-level `PREPARE` / `EXECUTE` / `DEALLOCATE PREPARE` (see `sql_prepare.rs`).
+    async fn sql_prepare(&mut self, command: SqlPrepare) -> SqlResult<QueryOutcome> {
+        match command {
+            SqlPrepare::Prepare { name, source } => {
+                let text = match source {
+                    sql_prepare::Source::Text(t) => t,
+                    sql_prepare::Source::Variable(v) => match self.user_variables.get(&v) {
+                        Some(d) if !matches!(d, Datum::Null) => crate::value::display(d),
+                        _ => {
+                            return Err(SqlError::Syntax {
+                                near: "NULL".into(),
+                                line: 1,
+                            });
+                        }
+                    },
+                };
+                if let Some((old, _)) = self.named_statements.remove(&name) {
+                    self.prepared.remove(&old);
+                }
+                let prepared = SqlSession::prepare(self, &text).await?;
+                self.named_statements
+                    .insert(name, (prepared.id, usize::from(prepared.param_count)));
+                Ok(QueryOutcome::Done(OkSummary {
+                    info: "Statement prepared".into(),
+                    ..OkSummary::default()
+                }))
+            }
+            SqlPrepare::Execute { name, using } => {
+                let (id, count) =
+                    *self
+                        .named_statements
+                        .get(&name)
+                        .ok_or(SqlError::UnknownStatementName {
+                            name,
+                            command: "EXECUTE",
+                        })?;
+                if using.len() != count {
+                    return Err(SqlError::WrongArguments("EXECUTE".into()));
+                }
+                let params = using
+                    .iter()
+                    .map(|v| self.user_variables.get(v).cloned().unwrap_or(Datum::Null))
+                    .collect();
+                self.execute_with(id, params).await
+            }
+            SqlPrepare::Deallocate { name } => {
+                let (id, _) =
+                    self.named_statements
+                        .remove(&name)
+                        .ok_or(SqlError::UnknownStatementName {
+                            name,
+                            command: "DEALLOCATE PREPARE",
+                        })?;
+                self.prepared.remove(&id);
+                Ok(QueryOutcome::Done(OkSummary::default()))
+            }
+        }
     }
 
     fn next_statement_id(&mut self) -> StatementId {
@@ -685,85 +836,18 @@ impl SqlSession for FrontendSession {
         id: StatementId,
         params: Vec<Value>,
     ) -> SqlResult<QueryOutcome> {
-        let prepared = self.prepared.get(&id).ok_or(SqlError::UnknownStatement {
-            id,
-            command: "mysqld_stmt_execute",
-        })?;
+        if !self.prepared.contains_key(&id) {
+            return Err(SqlError::UnknownStatement {
+                id,
+                command: "mysqld_stmt_execute",
+            });
+        }
         let params = params
             .into_iter()
             .map(convert::parameter)
             .collect::<SqlResult<Vec<_>>>()?;
-        let no_params = |params: &[Datum]| {
-            if params.is_empty() {
-                Ok(())
-            } else {
-                Err(SqlError::WrongArguments("mysqld_stmt_execute".into()))
-            }
-        };
-        let (text, plan) = match prepared {
-            Prepared::Routed(text, count) => {
-                if params.len() != *count {
-                    return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
-                }
-                let text = text.clone();
-                if params.is_empty() {
-                    return self.run(&text, &mut NoLocalInfile).await;
-                }
-                self.questions += 1;
-                self.counters.questions.fetch_add(1, Ordering::Relaxed);
-                self.warnings.clear();
-                let result = dispatch::show_statement(
-                    &self.executor,
-                    self.state.database(),
-                    &text,
-                    INFORMATION_SCHEMA_QUERIES,
-                    &params,
-                )?;
-                let outcome = self.outcome(result);
-                self.record_counts(&outcome);
-                return Ok(outcome);
-            }
-            Prepared::SessionState(probe) => {
-                no_params(&params)?;
-                let probe = probe.clone();
-                self.questions += 1;
-                self.counters.questions.fetch_add(1, Ordering::Relaxed);
-                let outcome = self.answer(probe).await?;
-                self.record_counts(&outcome);
-                return Ok(outcome);
-            }
-            Prepared::UserVariables(assignments) => {
-                let assignments = assignments.clone();
-                self.questions += 1;
-                self.counters.questions.fetch_add(1, Ordering::Relaxed);
-                self.warnings.clear();
-                let outcome = self.set_user_variables(&assignments, &params).await?;
-                self.record_counts(&outcome);
-                return Ok(outcome);
-            }
-            Prepared::WithSessionValues(text) => (text.clone(), None),
-            Prepared::Plan(_) => (String::new(), Some(id)),
-        };
-        self.questions += 1;
-        self.counters.questions.fetch_add(1, Ordering::Relaxed);
-        self.warnings.clear();
-        let process = Arc::clone(&self.process);
-        let shown = if text.is_empty() {
-            "(prepared statement)"
-        } else {
-            text.as_str()
-        };
-        process.begin_statement(shown, self.state.database());
-        let interrupt = process.interrupt.clone();
-        let result = interrupt
-            .scope(self.execute_prepared_plan(plan, &text, &params))
-            .await;
-        process.end_statement(self.state.database());
-        let outcome = self.outcome(result?);
-        self.record_counts(&outcome);
-        Ok(outcome)
+        self.execute_with(id, params).await
     }
-
     fn close_prepared(&mut self, id: StatementId) {
         self.prepared.remove(&id);
     }
@@ -778,6 +862,7 @@ impl SqlSession for FrontendSession {
             .await?;
         self.sync_state();
         self.prepared.clear();
+        self.named_statements.clear();
         Ok(())
     }
 

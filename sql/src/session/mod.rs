@@ -12,7 +12,8 @@
 //! process list (`kill.rs`, `processlist.rs`), or the executor ([`crate::SqlExecutor`], after
 //! `functions.rs` has replaced session functions and user variables by their values). Prepared
 //! statements take the same routes (`frontend.rs`), so every statement the text protocol
-//! answers gives the same answer prepared, except `USE` and `LOAD DATA` (1295, as in MySQL).
+//! answers gives the same answer prepared, except `USE` and `LOAD DATA` (1295, as in MySQL);
+//! SQL-level `PREPARE` / `EXECUTE` / `DEALLOCATE PREPARE` (`sql_prepare.rs`) use the same table.
 //! Executor values and columns cross the boundary through one conversion (`convert.rs`).
 
 mod answers;
@@ -27,6 +28,7 @@ mod load_data;
 mod outcome;
 mod probe;
 mod processlist;
+mod sql_prepare;
 #[cfg(test)]
 mod tests;
 mod traits;
