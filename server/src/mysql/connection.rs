@@ -120,8 +120,14 @@ impl<E: SqlEngine, S: AsyncRead + AsyncWrite + Unpin + Send> Connection<E, S> {
             self.setup.wait_timeout
         };
         loop {
-            // The session's `wait_timeout`, which `SET [SESSION] wait_timeout` changes.
-            let idle_limit = self.session.idle_timeout().unwrap_or(configured_idle_limit);
+            // The session's timeouts, which `SET [SESSION] wait_timeout` etc. change.
+            let idle_limit = match self.session.timeouts() {
+                Some(t) => {
+                    self.stream.set_timeouts(t.net_read, t.net_write);
+                    t.idle
+                }
+                None => configured_idle_limit,
+            };
             self.stream.reset_sequence();
             let read = tokio::select! {
                 biased;

@@ -189,9 +189,15 @@ impl FrontendSession {
             .get_int("transaction_read_only")
             .is_some_and(|v| v != 0);
         self.state.set_session_characteristics(isolation, read_only);
-        if let Some(secs) = self.variables.get_int("wait_timeout") {
-            self.idle_timeout = Duration::from_secs(u64::try_from(secs).unwrap_or(1));
-        }
+        let secs = |name: &str, current: Duration| {
+            self.variables
+                .get_int(name)
+                .and_then(|v| u64::try_from(v).ok())
+                .map_or(current, Duration::from_secs)
+        };
+        self.timeouts.idle = secs("wait_timeout", self.timeouts.idle);
+        self.timeouts.net_read = secs("net_read_timeout", self.timeouts.net_read);
+        self.timeouts.net_write = secs("net_write_timeout", self.timeouts.net_write);
         if let Some(secs) = self.variables.get_int("innodb_lock_wait_timeout") {
             self.state
                 .set_lock_wait_timeout(Duration::from_secs(u64::try_from(secs).unwrap_or(1)));

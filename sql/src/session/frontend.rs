@@ -44,7 +44,8 @@ use super::probe::Probe;
 use super::processlist::{Process, ProcessList};
 use super::sql_prepare::{self, SqlPrepare};
 use super::traits::{
-    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
+    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SessionTimeouts, SqlEngine,
+    SqlSession,
 };
 use super::value::Value;
 use super::variables::{GlobalVariables, SessionVariables, VariableDefaults};
@@ -131,7 +132,11 @@ impl SqlEngine for SqlFrontend {
             },
             warnings: Vec::new(),
             user_variables: HashMap::new(),
-            idle_timeout: std::time::Duration::from_secs(self.defaults.wait_timeout),
+            timeouts: SessionTimeouts {
+                idle: std::time::Duration::from_secs(self.defaults.wait_timeout),
+                net_read: std::time::Duration::from_secs(self.defaults.net_read_timeout),
+                net_write: std::time::Duration::from_secs(self.defaults.net_write_timeout),
+            },
             row_count: 0,
             found_rows: 0,
             executor: Arc::clone(&self.executor),
@@ -194,8 +199,9 @@ pub struct FrontendSession {
     pub(super) warnings: Vec<Warning>,
     /// User variables (`SET @a = …`), by lower-case name.
     user_variables: HashMap<String, Datum>,
-    /// `@@wait_timeout` (the connection reads it before every command).
-    pub(super) idle_timeout: std::time::Duration,
+    /// `@@wait_timeout`, `@@net_read_timeout`, `@@net_write_timeout` (the connection reads
+    /// them before every command).
+    pub(super) timeouts: SessionTimeouts,
     /// `ROW_COUNT()` and `FOUND_ROWS()` after the last statement.
     row_count: i64,
     found_rows: u64,
@@ -539,7 +545,18 @@ impl FrontendSession {
             .await
     }
 
-    /// Executes prepared statement `id` (known to exist) with typed parameters.
+    /// Counts a statement (`Questions`) and, unless it is `SHOW WARNINGS`, forgets the previous
+    /// statement's warnings.
+    fn start_question(&mut self, clears_warnings: bool) {
+        self.questions += 1;
+        self.counters.questions.fetch_add(1, Ordering::Relaxed);
+        if clears_warnings {
+            self.warnings.clear();
+        }
+    }
+
+    /// Executes prepared statement `id` with typed parameters (COM_STMT_EXECUTE and SQL
+    /// `EXECUTE`); each kind of [`Prepared`] answers as its text would.
     async fn execute_with(
         &mut self,
         id: StatementId,
@@ -565,9 +582,7 @@ impl FrontendSession {
                 if params.is_empty() {
                     return self.run(&text, &mut NoLocalInfile).await;
                 }
-                self.questions += 1;
-                self.counters.questions.fetch_add(1, Ordering::Relaxed);
-                self.warnings.clear();
+                self.start_question(true);
                 let result = dispatch::show_statement(
                     &self.executor,
                     self.state.database(),
@@ -582,17 +597,14 @@ impl FrontendSession {
             Prepared::SessionState(probe) => {
                 no_params(&params)?;
                 let probe = probe.clone();
-                self.questions += 1;
-                self.counters.questions.fetch_add(1, Ordering::Relaxed);
+                self.start_question(probe != Probe::ShowWarnings);
                 let outcome = self.answer(probe).await?;
                 self.record_counts(&outcome);
                 return Ok(outcome);
             }
             Prepared::UserVariables(assignments) => {
                 let assignments = assignments.clone();
-                self.questions += 1;
-                self.counters.questions.fetch_add(1, Ordering::Relaxed);
-                self.warnings.clear();
+                self.start_question(true);
                 let outcome = self.set_user_variables(&assignments, &params).await?;
                 self.record_counts(&outcome);
                 return Ok(outcome);
@@ -600,9 +612,7 @@ impl FrontendSession {
             Prepared::WithSessionValues(text) => (text.clone(), None),
             Prepared::Plan(_) => (String::new(), Some(id)),
         };
-        self.questions += 1;
-        self.counters.questions.fetch_add(1, Ordering::Relaxed);
-        self.warnings.clear();
+        self.start_question(true);
         let process = Arc::clone(&self.process);
         let shown = if text.is_empty() {
             "(prepared statement)"
@@ -730,8 +740,8 @@ fn rows_matched(info: &str) -> Option<u64> {
 }
 
 impl SqlSession for FrontendSession {
-    fn idle_timeout(&self) -> Option<std::time::Duration> {
-        Some(self.idle_timeout)
+    fn timeouts(&self) -> Option<SessionTimeouts> {
+        Some(self.timeouts)
     }
 
     fn status(&self) -> SessionStatus {

@@ -47,7 +47,8 @@ pub use outcome::{
     StatementId,
 };
 pub use traits::{
-    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SqlEngine, SqlSession,
+    LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SessionTimeouts, SqlEngine,
+    SqlSession,
 };
 pub use value::{Date, DateTime, Time, Value};
 pub use variables::{SessionVariables, VariableDefaults, VariableValue};

@@ -131,14 +131,26 @@ pub trait SqlEngine: Send + Sync + 'static {
     ) -> impl Future<Output = SqlResult<Self::Session>> + Send;
 }
 
+/// A session's connection timeouts (see [`SqlSession::timeouts`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionTimeouts {
+    /// Idle limit between commands (`wait_timeout`).
+    pub idle: std::time::Duration,
+    /// Limit for receiving the rest of a started packet (`net_read_timeout`).
+    pub net_read: std::time::Duration,
+    /// Limit for sending a response (`net_write_timeout`).
+    pub net_write: std::time::Duration,
+}
+
 /// One client's session: current database, variables, transaction, prepared statements.
 pub trait SqlSession: Send + 'static {
     /// Current autocommit / transaction state.
     fn status(&self) -> SessionStatus;
 
-    /// How long the connection may stay idle between commands (the session's `wait_timeout`);
-    /// `None` keeps the protocol's configured limit.
-    fn idle_timeout(&self) -> Option<std::time::Duration> {
+    /// The session's connection timeouts (`wait_timeout`, `net_read_timeout`,
+    /// `net_write_timeout`), which `SET [SESSION]` changes; the protocol applies them before
+    /// every command. `None` keeps the protocol's configured values.
+    fn timeouts(&self) -> Option<SessionTimeouts> {
         None
     }
 

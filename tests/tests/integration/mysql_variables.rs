@@ -1,6 +1,6 @@
 //! System variables over the real MySQL wire: `SET GLOBAL` changes what new sessions and new
 //! connections get (autocommit, isolation, wait_timeout, max_connections), not running
-//! sessions; MySQL's scope errors (1228, 1229, 1238, 1621); `SET GLOBAL` needs the admin
+//! sessions; a session's own `wait_timeout` is its idle limit; MySQL's scope errors (1228, 1229, 1238, 1621); `SET GLOBAL` needs the admin
 //! privilege (1227).
 
 use crate::harness::TestServer;
@@ -143,5 +143,16 @@ fn set_global_changes_new_sessions_and_connection_limits() {
             .unwrap();
         let again = connect(addr, None).await;
         again.disconnect().await.unwrap();
+
+        // A session's own wait_timeout is its idle limit.
+        let mut idle = connect(addr, None).await;
+        idle.query_drop("SET SESSION wait_timeout = 1")
+            .await
+            .unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+        assert!(
+            idle.query_drop("SELECT 1").await.is_err(),
+            "an idle session outlived its wait_timeout"
+        );
     });
 }
