@@ -7,10 +7,8 @@
 //! - every statement is routed once, by `dispatch::route`;
 //! - the status flags come from the executor's real state (autocommit, open transaction), and
 //!   `@@autocommit` in the variable store always equals the executor's autocommit;
-//! - prepared statements keep the executor's cached plan, except those whose answer depends on
-//!   session values at each execution (session functions, user variables, session-state and
-//!   routed statements), which are routed or re-planned per execution; ids are unique within
-//!   the session and never 0;
+//! - a prepared statement answers as its text would (`prepared.rs` says how); ids are unique
+//!   within the session and never 0;
 //! - new sessions start from the server's global variables (`SET GLOBAL`), and the executor's
 //!   session state follows the variable store (`answers::sync_state`);
 //! - closing or resetting a session rolls back its open transaction.
@@ -22,7 +20,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::accounts::{self, AccountStore};
-use crate::engine::{PreparedPlan, SessionState, SqlExecutor};
+use crate::engine::{SessionState, SqlExecutor};
 use crate::error::{SqlError, SqlResult};
 use crate::load::Warning;
 use crate::result::StatementResult;
@@ -40,9 +38,10 @@ use super::outcome::{
     ExecutedStatement, OkSummary, PreparedStatement, QueryOutcome, ResultSet, SessionStatus,
     StatementId,
 };
+use super::prepared::{Prepared, user_variable_select};
 use super::probe::Probe;
 use super::processlist::{Process, ProcessList};
-use super::sql_prepare::{self, SqlPrepare};
+use super::sql_prepare;
 use super::traits::{
     LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SessionTimeouts, SqlEngine,
     SqlSession,
@@ -155,28 +154,6 @@ impl SqlEngine for SqlFrontend {
     }
 }
 
-/// The name `dispatch::route` gives information_schema queries.
-const INFORMATION_SCHEMA_QUERIES: &str = "information_schema queries";
-
-/// A statement prepared in a session. Every kind gives the same results as the statement
-/// sent over the text protocol.
-enum Prepared {
-    /// Run by the executor from its cached plan.
-    Plan(Box<PreparedPlan>),
-    /// A statement with session functions or user variables (`SELECT CONNECTION_ID(), @a`):
-    /// their values are substituted at each execution (they change between executions), the
-    /// result planned again, and the placeholders bound as typed values.
-    WithSessionValues(String),
-    /// `SET @a = expr, …`: the expressions (with their placeholders) evaluated as one SELECT.
-    UserVariables(Vec<(String, String)>),
-    /// A session-state statement (no placeholders), answered again at each execution.
-    SessionState(Probe),
-    /// SHOW, DESCRIBE, information_schema queries, account statements, KILL and
-    /// SHOW PROCESSLIST: routed again at each execution, as text. Only an information_schema
-    /// query may have placeholders (their count is kept).
-    Routed(String, usize),
-}
-
 /// One connection's session (see the module documentation).
 pub struct FrontendSession {
     pub(super) executor: Arc<SqlExecutor>,
@@ -185,9 +162,9 @@ pub struct FrontendSession {
     pub(super) context: SessionContext,
     pub(super) variables: SessionVariables,
     pub(super) state: SessionState,
-    prepared: HashMap<StatementId, Prepared>,
+    pub(super) prepared: HashMap<StatementId, Prepared>,
     /// Statements prepared with SQL `PREPARE`, by lower-case name: id and placeholder count.
-    named_statements: HashMap<String, (StatementId, usize)>,
+    pub(super) named_statements: HashMap<String, (StatementId, usize)>,
     last_statement_id: StatementId,
     /// Statements this session ran (`SHOW SESSION STATUS LIKE 'Questions'`).
     pub(super) questions: u64,
@@ -198,7 +175,7 @@ pub struct FrontendSession {
     /// Conditions of the last statement that raised any (`SHOW WARNINGS`).
     pub(super) warnings: Vec<Warning>,
     /// User variables (`SET @a = …`), by lower-case name.
-    user_variables: HashMap<String, Datum>,
+    pub(super) user_variables: HashMap<String, Datum>,
     /// `@@wait_timeout`, `@@net_read_timeout`, `@@net_write_timeout` (the connection reads
     /// them before every command).
     pub(super) timeouts: SessionTimeouts,
@@ -218,7 +195,7 @@ impl Drop for FrontendSession {
 impl FrontendSession {
     /// Runs one statement inside this session's interrupt scope (KILL QUERY), with the
     /// process list showing it while it runs.
-    async fn run<I: LocalInfile>(
+    pub(super) async fn run<I: LocalInfile>(
         &mut self,
         statement: &str,
         infile: &mut I,
@@ -238,7 +215,7 @@ impl FrontendSession {
     }
 
     /// `ROW_COUNT()` and `FOUND_ROWS()` after a statement that succeeded.
-    fn record_counts(&mut self, outcome: &QueryOutcome) {
+    pub(super) fn record_counts(&mut self, outcome: &QueryOutcome) {
         (self.row_count, self.found_rows) = match outcome {
             QueryOutcome::Rows(rs) => (-1, rs.rows.len() as u64),
             QueryOutcome::Done(ok) => (
@@ -248,7 +225,7 @@ impl FrontendSession {
         };
     }
 
-    fn session_values(&self) -> functions::SessionValues<'_> {
+    pub(super) fn session_values(&self) -> functions::SessionValues<'_> {
         functions::SessionValues {
             version: self.variables.version(),
             connection_id: self.context.connection_id,
@@ -276,7 +253,7 @@ impl FrontendSession {
 
     /// `SET @a = expr, …`: every expression is evaluated (together, as one
     /// `SELECT expr, …` with `params` bound to its placeholders) before any is set.
-    async fn set_user_variables(
+    pub(super) async fn set_user_variables(
         &mut self,
         assignments: &[(String, String)],
         params: &[Datum],
@@ -357,7 +334,7 @@ impl FrontendSession {
         Ok(self.outcome(result))
     }
 
-    fn outcome(&self, result: StatementResult) -> QueryOutcome {
+    pub(super) fn outcome(&self, result: StatementResult) -> QueryOutcome {
         match result {
             StatementResult::Rows { columns, rows } => QueryOutcome::Rows(ResultSet {
                 columns: columns.iter().map(convert::output_column).collect(),
@@ -389,307 +366,7 @@ impl FrontendSession {
         }
     }
 
-    /// Prepares one statement by its route: the prepared form, its placeholder count and
-    /// result columns. As in MySQL, `USE` and `LOAD DATA` cannot be prepared (1295).
-    async fn prepare_routed(
-        &mut self,
-        statement: &str,
-    ) -> SqlResult<(Prepared, usize, Vec<ColumnDef>)> {
-        if sql_prepare::recognize(statement).is_some() {
-            return Err(SqlError::UnsupportedInPreparedStatement);
-        }
-        if let Some(assignments) = functions::parse_user_variable_set(statement) {
-            let assignments = assignments?;
-            let select = user_variable_select(&assignments);
-            let rewritten = functions::rewrite(&select, &self.session_values())?;
-            let plan = self
-                .executor
-                .prepare(&self.state, rewritten.as_deref().unwrap_or(&select))
-                .await?;
-            let count = plan.param_count();
-            return Ok((Prepared::UserVariables(assignments), count, Vec::new()));
-        }
-        Ok(match dispatch::route(statement) {
-            Route::Executor => {
-                let rewritten = functions::rewrite(statement, &self.session_values())?;
-                let plan = self
-                    .executor
-                    .prepare(&self.state, rewritten.as_deref().unwrap_or(statement))
-                    .await?;
-                let count = plan.param_count();
-                let columns = plan.columns().iter().map(convert::output_column).collect();
-                let prepared = match rewritten {
-                    Some(_) => Prepared::WithSessionValues(statement.to_owned()),
-                    None => Prepared::Plan(Box::new(plan)),
-                };
-                (prepared, count, columns)
-            }
-            Route::SessionState(Probe::Use(_)) | Route::LoadData => {
-                return Err(SqlError::UnsupportedInPreparedStatement);
-            }
-            Route::SessionState(probe) => {
-                reject_placeholders(statement)?;
-                let columns = match &probe {
-                    Probe::Select { items, limit } => match self.select(items, *limit)? {
-                        QueryOutcome::Rows(rs) => rs.columns,
-                        QueryOutcome::Done(_) => Vec::new(),
-                    },
-                    Probe::ShowWarnings
-                    | Probe::ShowVariables { .. }
-                    | Probe::ShowStatus { .. } => match self.answer(probe.clone()).await? {
-                        QueryOutcome::Rows(rs) => rs.columns,
-                        QueryOutcome::Done(_) => Vec::new(),
-                    },
-                    _ => Vec::new(),
-                };
-                (Prepared::SessionState(probe), 0, columns)
-            }
-            Route::Show(name) if name == INFORMATION_SCHEMA_QUERIES => {
-                let count = dispatch::placeholder_count(statement);
-                let nulls = vec![Datum::Null; count];
-                let result = dispatch::show_statement(
-                    &self.executor,
-                    self.state.database(),
-                    statement,
-                    &name,
-                    &nulls,
-                )?;
-                let columns = match self.outcome(result) {
-                    QueryOutcome::Rows(rs) => rs.columns,
-                    QueryOutcome::Done(_) => Vec::new(),
-                };
-                (
-                    Prepared::Routed(statement.to_owned(), count),
-                    count,
-                    columns,
-                )
-            }
-            route @ (Route::Show(_) | Route::Accounts(_) | Route::Kill | Route::ProcessList(_)) => {
-                reject_placeholders(statement)?;
-                let columns = self.describe_routed(statement, route).await?;
-                (Prepared::Routed(statement.to_owned(), 0), 0, columns)
-            }
-        })
-    }
-
-    /// Result columns of a routed statement at PREPARE: the read-only ones (SHOW, DESCRIBE,
-    /// information_schema, SHOW GRANTS, the process list) are run once for them; the others
-    /// return no rows.
-    async fn describe_routed(
-        &mut self,
-        statement: &str,
-        route: Route,
-    ) -> SqlResult<Vec<ColumnDef>> {
-        let outcome = match route {
-            Route::Show(name) => {
-                let result = if mentions_processlist(statement) {
-                    self.processlist_view(statement)?
-                } else {
-                    None
-                };
-                let result = match result {
-                    Some(r) => r,
-                    None => dispatch::show_statement(
-                        &self.executor,
-                        self.state.database(),
-                        statement,
-                        &name,
-                        &[],
-                    )?,
-                };
-                self.outcome(result)
-            }
-            Route::Accounts(name) if name == "SHOW GRANTS" => self.outcome(
-                accounts::account_statement(
-                    &self.accounts,
-                    &self.context.user,
-                    &self.context.host,
-                    statement,
-                    &name,
-                )
-                .await?,
-            ),
-            Route::ProcessList(full) => self.show_processlist(full),
-            _ => return Ok(Vec::new()),
-        };
-        Ok(match outcome {
-            QueryOutcome::Rows(rs) => rs.columns,
-            QueryOutcome::Done(_) => Vec::new(),
-        })
-    }
-
-    /// Runs a prepared executor statement: from its cached plan (`id`), or — for one with
-    /// session values — from `text` with the current values substituted.
-    async fn execute_prepared_plan(
-        &mut self,
-        id: Option<StatementId>,
-        text: &str,
-        params: &[Datum],
-    ) -> SqlResult<StatementResult> {
-        if let Some(id) = id {
-            let Some(Prepared::Plan(plan)) = self.prepared.get(&id) else {
-                return Err(SqlError::Internal("prepared plan vanished".into()));
-            };
-            return self
-                .executor
-                .execute_prepared(&mut self.state, plan, params)
-                .await;
-        }
-        let rewritten = functions::rewrite(text, &self.session_values())?;
-        let plan = self
-            .executor
-            .prepare(&self.state, rewritten.as_deref().unwrap_or(text))
-            .await?;
-        self.executor
-            .execute_prepared(&mut self.state, &plan, params)
-            .await
-    }
-
-    /// Counts a statement (`Questions`) and, unless it is `SHOW WARNINGS`, forgets the previous
-    /// statement's warnings.
-    fn start_question(&mut self, clears_warnings: bool) {
-        self.questions += 1;
-        self.counters.questions.fetch_add(1, Ordering::Relaxed);
-        if clears_warnings {
-            self.warnings.clear();
-        }
-    }
-
-    /// Executes prepared statement `id` with typed parameters (COM_STMT_EXECUTE and SQL
-    /// `EXECUTE`); each kind of [`Prepared`] answers as its text would.
-    async fn execute_with(
-        &mut self,
-        id: StatementId,
-        params: Vec<Datum>,
-    ) -> SqlResult<QueryOutcome> {
-        let prepared = self.prepared.get(&id).ok_or(SqlError::UnknownStatement {
-            id,
-            command: "mysqld_stmt_execute",
-        })?;
-        let no_params = |params: &[Datum]| {
-            if params.is_empty() {
-                Ok(())
-            } else {
-                Err(SqlError::WrongArguments("mysqld_stmt_execute".into()))
-            }
-        };
-        let (text, plan) = match prepared {
-            Prepared::Routed(text, count) => {
-                if params.len() != *count {
-                    return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
-                }
-                let text = text.clone();
-                if params.is_empty() {
-                    return self.run(&text, &mut NoLocalInfile).await;
-                }
-                self.start_question(true);
-                let result = dispatch::show_statement(
-                    &self.executor,
-                    self.state.database(),
-                    &text,
-                    INFORMATION_SCHEMA_QUERIES,
-                    &params,
-                )?;
-                let outcome = self.outcome(result);
-                self.record_counts(&outcome);
-                return Ok(outcome);
-            }
-            Prepared::SessionState(probe) => {
-                no_params(&params)?;
-                let probe = probe.clone();
-                self.start_question(probe != Probe::ShowWarnings);
-                let outcome = self.answer(probe).await?;
-                self.record_counts(&outcome);
-                return Ok(outcome);
-            }
-            Prepared::UserVariables(assignments) => {
-                let assignments = assignments.clone();
-                self.start_question(true);
-                let outcome = self.set_user_variables(&assignments, &params).await?;
-                self.record_counts(&outcome);
-                return Ok(outcome);
-            }
-            Prepared::WithSessionValues(text) => (text.clone(), None),
-            Prepared::Plan(_) => (String::new(), Some(id)),
-        };
-        self.start_question(true);
-        let process = Arc::clone(&self.process);
-        let shown = if text.is_empty() {
-            "(prepared statement)"
-        } else {
-            text.as_str()
-        };
-        process.begin_statement(shown, self.state.database());
-        let interrupt = process.interrupt.clone();
-        let result = interrupt
-            .scope(self.execute_prepared_plan(plan, &text, &params))
-            .await;
-        process.end_statement(self.state.database());
-        let outcome = self.outcome(result?);
-        self.record_counts(&outcome);
-        Ok(outcome)
-    }
-
-    /// SQL-level `PREPARE` / `EXECUTE` / `DEALLOCATE PREPARE` (see `sql_prepare.rs`).
-    async fn sql_prepare(&mut self, command: SqlPrepare) -> SqlResult<QueryOutcome> {
-        match command {
-            SqlPrepare::Prepare { name, source } => {
-                let text = match source {
-                    sql_prepare::Source::Text(t) => t,
-                    sql_prepare::Source::Variable(v) => match self.user_variables.get(&v) {
-                        Some(d) if !matches!(d, Datum::Null) => crate::value::display(d),
-                        _ => {
-                            return Err(SqlError::Syntax {
-                                near: "NULL".into(),
-                                line: 1,
-                            });
-                        }
-                    },
-                };
-                if let Some((old, _)) = self.named_statements.remove(&name) {
-                    self.prepared.remove(&old);
-                }
-                let prepared = SqlSession::prepare(self, &text).await?;
-                self.named_statements
-                    .insert(name, (prepared.id, usize::from(prepared.param_count)));
-                Ok(QueryOutcome::Done(OkSummary {
-                    info: "Statement prepared".into(),
-                    ..OkSummary::default()
-                }))
-            }
-            SqlPrepare::Execute { name, using } => {
-                let (id, count) =
-                    *self
-                        .named_statements
-                        .get(&name)
-                        .ok_or(SqlError::UnknownStatementName {
-                            name,
-                            command: "EXECUTE",
-                        })?;
-                if using.len() != count {
-                    return Err(SqlError::WrongArguments("EXECUTE".into()));
-                }
-                let params = using
-                    .iter()
-                    .map(|v| self.user_variables.get(v).cloned().unwrap_or(Datum::Null))
-                    .collect();
-                self.execute_with(id, params).await
-            }
-            SqlPrepare::Deallocate { name } => {
-                let (id, _) =
-                    self.named_statements
-                        .remove(&name)
-                        .ok_or(SqlError::UnknownStatementName {
-                            name,
-                            command: "DEALLOCATE PREPARE",
-                        })?;
-                self.prepared.remove(&id);
-                Ok(QueryOutcome::Done(OkSummary::default()))
-            }
-        }
-    }
-
-    fn next_statement_id(&mut self) -> StatementId {
+    pub(super) fn next_statement_id(&mut self) -> StatementId {
         loop {
             self.last_statement_id = self.last_statement_id.wrapping_add(1);
             let id = self.last_statement_id;
@@ -700,31 +377,9 @@ impl FrontendSession {
     }
 }
 
-/// `SELECT e1, e2, …` of a user-variable assignment's expressions.
-fn user_variable_select(assignments: &[(String, String)]) -> String {
-    let exprs: Vec<&str> = assignments.iter().map(|(_, e)| e.as_str()).collect();
-    format!("SELECT {}", exprs.join(", "))
-}
-
-/// 1064 for a placeholder in a statement that takes none (SHOW, account statements, `SET`
-/// of a system variable, …), quoting the text from the placeholder as MySQL does.
-fn reject_placeholders(statement: &str) -> SqlResult<()> {
-    if dispatch::placeholder_count(statement) == 0 {
-        return Ok(());
-    }
-    let near = statement
-        .find('?')
-        .and_then(|i| statement.get(i..))
-        .unwrap_or_default();
-    Err(SqlError::Syntax {
-        near: near.chars().take(80).collect(),
-        line: 1,
-    })
-}
-
 /// True if `statement` may read information_schema.PROCESSLIST (its rows come from the
 /// session's process list, not the catalog).
-fn mentions_processlist(statement: &str) -> bool {
+pub(super) fn mentions_processlist(statement: &str) -> bool {
     const NAME: &[u8] = b"processlist";
     statement
         .as_bytes()

@@ -26,6 +26,7 @@ mod functions;
 mod kill;
 mod load_data;
 mod outcome;
+mod prepared;
 mod probe;
 mod processlist;
 mod sql_prepare;
