@@ -27,6 +27,7 @@ pub mod session;
 pub mod store;
 pub mod sweeper;
 pub mod watch;
+pub mod write_group;
 
 pub use auth::{Authenticator, NoAccounts};
 pub use bytes::{self, Bytes};

@@ -43,6 +43,27 @@ impl LockManager {
         }
     }
 
+    /// Acquires `key` for `txn` if that needs no wait. Returns `Ok(true)` if newly acquired,
+    /// `Ok(false)` if `txn` already held it, and [`StorageError::WouldWait`] (acquiring
+    /// nothing) if another transaction holds it.
+    pub(crate) fn try_acquire(&self, txn: TxnId, key: LockKey) -> Result<bool> {
+        let mut inner = self.inner.lock();
+        match inner.locks.get(&key) {
+            None => {
+                inner.locks.insert(
+                    key,
+                    LockEntry {
+                        holder: txn,
+                        waiters: VecDeque::new(),
+                    },
+                );
+                Ok(true)
+            }
+            Some(e) if e.holder == txn => Ok(false),
+            Some(_) => Err(StorageError::WouldWait),
+        }
+    }
+
     /// Acquires `key` for `txn`. Returns `Ok(true)` if newly acquired, `Ok(false)` if `txn`
     /// already held it.
     pub(crate) async fn acquire(&self, txn: TxnId, key: LockKey) -> Result<bool> {
@@ -186,6 +207,21 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(20)).await;
         lm.release(1, [k("a")]);
         assert!(waiter.await.unwrap().unwrap());
+        lm.release(2, [k("a")]);
+        assert_eq!(lm.locked_count(), 0);
+    }
+
+    #[tokio::test]
+    async fn try_acquire_never_waits() {
+        let lm = LockManager::new(Duration::from_secs(5));
+        assert!(lm.try_acquire(1, k("a")).unwrap());
+        assert!(!lm.try_acquire(1, k("a")).unwrap());
+        assert!(matches!(
+            lm.try_acquire(2, k("a")),
+            Err(StorageError::WouldWait)
+        ));
+        lm.release(1, [k("a")]);
+        assert!(lm.try_acquire(2, k("a")).unwrap());
         lm.release(2, [k("a")]);
         assert_eq!(lm.locked_count(), 0);
     }

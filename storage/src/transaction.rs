@@ -10,6 +10,12 @@
 //!   then reads the data commits later in journal order, so its own acknowledgement implies ours
 //!   is durable (early lock release).
 //! - Dropping an uncommitted transaction rolls it back.
+//! - A [`Savepoint`] marks the write set; [`Transaction::rollback_to`] undoes every write made
+//!   after it (locks taken since stay held until the transaction ends). Writes are logged for
+//!   undo only once a savepoint has been taken.
+//! - With [`Transaction::set_lock_wait`]`(false)` a lock held by another transaction fails at
+//!   once with [`crate::StorageError::WouldWait`] instead of waiting, so a caller that holds
+//!   locks can give them up (commit or roll back) before it waits.
 
 use crate::Slice;
 use crate::engine::{CacheWrite, Engine, Keyspace};
@@ -41,6 +47,17 @@ struct KsWrites {
     map: BTreeMap<Vec<u8>, Option<Slice>>,
 }
 
+/// One logged write: the keyspace id, the key, and its write-set entry before the write.
+struct Undo {
+    ks: u32,
+    key: Vec<u8>,
+    previous: Option<Option<Slice>>,
+}
+
+/// A point in a transaction's write set to roll back to ([`Transaction::savepoint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Savepoint(usize);
+
 /// A transaction. See the module docs for its isolation rules.
 pub struct Transaction {
     engine: Engine,
@@ -50,6 +67,10 @@ pub struct Transaction {
     snapshot: fjall::Snapshot,
     writes: BTreeMap<u32, KsWrites>,
     locked: Vec<LockKey>,
+    /// Writes since the first savepoint, oldest first (`None`: no savepoint taken yet).
+    undo: Option<Vec<Undo>>,
+    /// False: a lock held by another transaction fails with `WouldWait` instead of waiting.
+    lock_wait: bool,
 }
 
 impl Transaction {
@@ -66,6 +87,52 @@ impl Transaction {
             snapshot,
             writes: BTreeMap::new(),
             locked: Vec::new(),
+            undo: None,
+            lock_wait: true,
+        }
+    }
+
+    /// Whether [`Transaction::lock`] (and every write, which locks) waits for a lock held by
+    /// another transaction (`true`, the default) or fails at once with `WouldWait`.
+    pub fn set_lock_wait(&mut self, wait: bool) {
+        self.lock_wait = wait;
+    }
+
+    /// Marks the current write set; from now on writes are logged so that
+    /// [`Transaction::rollback_to`] can undo them.
+    pub fn savepoint(&mut self) -> Savepoint {
+        Savepoint(self.undo.get_or_insert_with(Vec::new).len())
+    }
+
+    /// Number of writes made since `savepoint` (0: nothing written since).
+    #[must_use]
+    pub fn writes_since(&self, savepoint: Savepoint) -> usize {
+        self.undo
+            .as_ref()
+            .map_or(0, |u| u.len().saturating_sub(savepoint.0))
+    }
+
+    /// Undoes every write made after `savepoint` (reads see the write set as it was then).
+    /// Locks taken since stay held until the transaction ends.
+    pub fn rollback_to(&mut self, savepoint: Savepoint) {
+        let Some(undo) = self.undo.as_mut() else {
+            return;
+        };
+        while undo.len() > savepoint.0 {
+            let Some(entry) = undo.pop() else {
+                break;
+            };
+            let Some(w) = self.writes.get_mut(&entry.ks) else {
+                continue;
+            };
+            match entry.previous {
+                Some(previous) => {
+                    w.map.insert(entry.key, previous);
+                }
+                None => {
+                    w.map.remove(&entry.key);
+                }
+            }
         }
     }
 
@@ -120,13 +187,13 @@ impl Transaction {
     pub async fn lock(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
         crate::check_entry(key, 0)?;
         let lock_key: LockKey = (ks.id, key.into());
-        if self
-            .engine
-            .inner
-            .locks
-            .acquire(self.id, lock_key.clone())
-            .await?
-        {
+        let locks = &self.engine.inner.locks;
+        let acquired = if self.lock_wait {
+            locks.acquire(self.id, lock_key.clone()).await?
+        } else {
+            locks.try_acquire(self.id, lock_key.clone())?
+        };
+        if acquired {
             self.locked.push(lock_key);
         }
         Ok(())
@@ -139,14 +206,27 @@ impl Transaction {
     }
 
     fn record(&mut self, ks: &Keyspace, key: Vec<u8>, value: Option<Slice>) {
-        self.writes
+        let map = &mut self
+            .writes
             .entry(ks.id)
             .or_insert_with(|| KsWrites {
                 ks: ks.clone(),
                 map: BTreeMap::new(),
             })
-            .map
-            .insert(key, value);
+            .map;
+        match self.undo.as_mut() {
+            None => {
+                map.insert(key, value);
+            }
+            Some(undo) => {
+                let previous = map.insert(key.clone(), value);
+                undo.push(Undo {
+                    ks: ks.id,
+                    key,
+                    previous,
+                });
+            }
+        }
     }
 
     /// Locks `key` and sets it to `value` in the write set.
@@ -246,6 +326,7 @@ impl Transaction {
     /// Discards the write set and releases locks.
     pub fn rollback(mut self) {
         self.writes.clear();
+        self.undo = None;
         self.release();
     }
 
