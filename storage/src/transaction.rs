@@ -301,7 +301,7 @@ impl Transaction {
             self.release();
             return Ok(DurabilityTicket::ready());
         }
-        let mut batch = self.engine.inner.db.batch();
+        let mut batch = self.engine.lsm_batch();
         let mut cached = Vec::new();
         for w in writes.into_values() {
             for (key, value) in w.map {

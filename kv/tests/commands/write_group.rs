@@ -180,7 +180,11 @@ fn a_grouped_write_that_meets_a_lock_waits_after_committing_the_group() {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
         assert_eq!(seen, bulk("1"));
-        assert_eq!(h.run("SET a 9").await, ok(), "the group no longer holds a's lock");
+        assert_eq!(
+            h.run("SET a 9").await,
+            ok(),
+            "the group no longer holds a's lock"
+        );
         assert_eq!(h.run("GET b").await, Reply::Null);
         assert!(!group.is_finished());
         holder.commit().await.unwrap();
