@@ -2,7 +2,8 @@
 //! and an atomic durable commit.
 //!
 //! - Plain reads ([`Transaction::get`], [`Transaction::scan`]) see the snapshot taken at begin
-//!   overlaid with the transaction's own writes (REPEATABLE READ consistent reads).
+//!   (or at the first plain read after [`Transaction::refresh_snapshot`]) overlaid with the
+//!   transaction's own writes (REPEATABLE READ consistent reads).
 //! - Locking reads ([`Transaction::get_for_update`]) take the key's lock and then read the latest
 //!   committed value (like InnoDB's locking reads), so read-modify-write never loses an update.
 //! - Writes lock their key first; the write set is applied as one batch at commit.
@@ -29,6 +30,7 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::iter::Peekable;
 use std::ops::Bound;
+use std::sync::OnceLock;
 
 /// Iteration order for [`Transaction::scan`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,9 +64,10 @@ pub struct Savepoint(usize);
 pub struct Transaction {
     engine: Engine,
     id: TxnId,
-    /// The applied commit epoch read just before `snapshot` was taken (point-cache reads).
-    snapshot_epoch: u64,
-    snapshot: fjall::Snapshot,
+    /// The read snapshot and the applied commit epoch read just before it was taken
+    /// (point-cache reads). Empty after [`Transaction::refresh_snapshot`] until the next
+    /// plain read takes a new one.
+    snapshot: OnceLock<(u64, fjall::Snapshot)>,
     writes: BTreeMap<u32, KsWrites>,
     locked: Vec<LockKey>,
     /// Writes since the first savepoint, oldest first (`None`: no savepoint taken yet).
@@ -83,8 +86,7 @@ impl Transaction {
         Self {
             engine,
             id,
-            snapshot_epoch,
-            snapshot,
+            snapshot: OnceLock::from((snapshot_epoch, snapshot)),
             writes: BTreeMap::new(),
             locked: Vec::new(),
             undo: None,
@@ -148,10 +150,20 @@ impl Transaction {
         self.writes.values().all(|w| w.map.is_empty())
     }
 
-    /// Replaces the read snapshot with a fresh one (own writes stay visible).
+    /// Replaces the read snapshot with a fresh one (own writes stay visible). The new snapshot
+    /// is taken by the next plain read, so it sees at least everything committed before this
+    /// call; a transaction that reads nothing more pays nothing for it.
     pub fn refresh_snapshot(&mut self) {
-        self.snapshot_epoch = self.engine.applied_epoch();
-        self.snapshot = self.engine.inner.db.snapshot();
+        self.snapshot = OnceLock::new();
+    }
+
+    /// The read snapshot (taken now if it was refreshed since the last read) and its epoch.
+    fn snapshot(&self) -> &(u64, fjall::Snapshot) {
+        self.snapshot.get_or_init(|| {
+            // The epoch before the snapshot: every commit up to it is visible to the snapshot.
+            let epoch = self.engine.applied_epoch();
+            (epoch, self.engine.inner.db.snapshot())
+        })
     }
 
     fn own_write(&self, ks: &Keyspace, key: &[u8]) -> Option<&Option<Slice>> {
@@ -163,14 +175,15 @@ impl Transaction {
         if let Some(v) = self.own_write(ks, key) {
             return Ok(v.clone());
         }
+        let (epoch, snapshot) = self.snapshot();
         let Some(cache) = &ks.cache else {
-            return Ok(self.snapshot.get(&ks.inner, key)?.map(Slice));
+            return Ok(snapshot.get(&ks.inner, key)?.map(Slice));
         };
-        if let Cached::Hit(value) = cache.lookup(key, Some(self.snapshot_epoch)) {
+        if let Cached::Hit(value) = cache.lookup(key, Some(*epoch)) {
             return Ok(value);
         }
-        let value = self.snapshot.get(&ks.inner, key)?.map(Slice);
-        cache.offer(key, value.clone(), self.snapshot_epoch);
+        let value = snapshot.get(&ks.inner, key)?.map(Slice);
+        cache.offer(key, value.clone(), *epoch);
         Ok(value)
     }
 
@@ -254,7 +267,8 @@ impl Transaction {
         upper: Bound<&[u8]>,
         direction: Direction,
     ) -> ScanIter {
-        let base = wrap_iter(self.snapshot.range::<&[u8], _>(&ks.inner, (lower, upper)));
+        let (_, snapshot) = self.snapshot();
+        let base = wrap_iter(snapshot.range::<&[u8], _>(&ks.inner, (lower, upper)));
         let overlay: Vec<(Slice, Option<Slice>)> = self
             .writes
             .get(&ks.id)
