@@ -76,6 +76,8 @@ pub struct Engine {
 /// Counters for INFO / SHOW STATUS and benchmarks.
 #[derive(Debug, Clone, Copy)]
 pub struct EngineStats {
+    /// Commits appended to the journal through the commit pipeline.
+    pub commits: u64,
     /// fdatasync calls made by the commit pipeline.
     pub syncs: u64,
     /// Of those, the ones made through the LSM's journal lock (first sync, after a journal
@@ -305,6 +307,7 @@ impl Engine {
     #[must_use]
     pub fn stats(&self) -> EngineStats {
         EngineStats {
+            commits: self.inner.group.append_count(),
             syncs: self.inner.group.sync_count(),
             locked_syncs: self.inner.journal.locked_syncs(),
             locked_keys: self.inner.locks.locked_count(),

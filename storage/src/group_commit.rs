@@ -177,6 +177,11 @@ impl GroupCommit {
         self.state.lock().poisoned
     }
 
+    /// Number of commits appended so far (for statistics and benchmarks).
+    pub(crate) fn append_count(&self) -> u64 {
+        self.state.lock().appended
+    }
+
     /// Number of fdatasync calls made so far (for statistics and benchmarks).
     pub(crate) fn sync_count(&self) -> u64 {
         self.state.lock().syncs

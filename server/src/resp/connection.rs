@@ -133,6 +133,14 @@ where
                 return close(&mut stream, &outbox.bytes).await;
             }
         }
+        // A pipeline of large values arrives in several reads: take what the socket already
+        // holds (without waiting) so the group covers the whole pipeline.
+        if group.wants_more() && input.len() <= query_buffer_cap(&settings, &session) {
+            reserve_read_space(&mut input);
+            if read_ready(&mut stream, &mut input).await? > 0 {
+                continue;
+            }
+        }
         if !group
             .run(&*handler, &mut session, &mut outbox, output_limit)
             .await
@@ -151,12 +159,30 @@ where
                 .await;
             return close(&mut stream, &outbox.bytes).await;
         }
-        if input.capacity() - input.len() < READ_CHUNK {
-            input.reserve(READ_CHUNK.max(input.len().min(4 * 1024 * 1024)));
-        }
+        reserve_read_space(&mut input);
         if stream.read_buf(&mut input).await? == 0 {
             return Ok(());
         }
+    }
+}
+
+/// Makes room for the next read (at least [`READ_CHUNK`], more as the buffered input grows).
+fn reserve_read_space(input: &mut BytesMut) {
+    if input.capacity() - input.len() < READ_CHUNK {
+        input.reserve(READ_CHUNK.max(input.len().min(4 * 1024 * 1024)));
+    }
+}
+
+/// Reads what the socket holds already, without waiting: `Ok(0)` if nothing is ready (or at
+/// end of stream, which the next waiting read reports).
+async fn read_ready<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    input: &mut BytesMut,
+) -> std::io::Result<usize> {
+    tokio::select! {
+        biased;
+        read = stream.read_buf(input) => read,
+        () = std::future::ready(()) => Ok(0),
     }
 }
 
@@ -173,6 +199,11 @@ impl WriteGroup {
     fn push(&mut self, args: Vec<Bytes>) {
         self.bytes += args.iter().map(Bytes::len).sum::<usize>();
         self.requests.push(args);
+    }
+
+    /// True if requests are held and more may join.
+    fn wants_more(&self) -> bool {
+        !self.requests.is_empty() && !self.is_full()
     }
 
     /// A group this large runs at once (bounds the memory held by one transaction).
