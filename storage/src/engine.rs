@@ -112,9 +112,14 @@ fn lock_directory(path: &Path) -> Result<File> {
 fn open_lsm(config: &StorageConfig, dir: &Path) -> Result<fjall::Database> {
     let mut attempts = 0;
     loop {
+        // Journal values are stored as given: compressing each large value on the commit
+        // path (LZ4, a fresh buffer per value, under the journal lock) costs CPU on every
+        // write and saves nothing on values that do not compress (the LSM compresses the
+        // data blocks of its deeper table levels).
         let opened = fjall::Database::builder(dir)
             .cache_size(config.cache_size_bytes)
             .manual_journal_persist(false)
+            .journal_compression(fjall::CompressionType::None)
             .open();
         match opened {
             Err(fjall::Error::Locked) if attempts < 100 => {
