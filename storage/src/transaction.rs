@@ -199,14 +199,13 @@ impl Transaction {
     /// Fails with `Deadlock` or `LockWaitTimeout`; the caller must then roll back.
     pub async fn lock(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
         crate::check_entry(key, 0)?;
-        let lock_key: LockKey = (ks.id, key.into());
         let locks = &self.engine.inner.locks;
         let acquired = if self.lock_wait {
-            locks.acquire(self.id, lock_key.clone()).await?
+            locks.acquire(self.id, ks.id, key).await?
         } else {
-            locks.try_acquire(self.id, lock_key.clone())?
+            locks.try_acquire(self.id, ks.id, key)?
         };
-        if acquired {
+        if let Some(lock_key) = acquired {
             self.locked.push(lock_key);
         }
         Ok(())
