@@ -242,6 +242,7 @@ impl GroupCommit {
         // Commits the previous sync covered, and how long it took (see "Batching").
         let mut last_batch = 1u64;
         let mut last_sync = Duration::ZERO;
+        let mut released = Vec::new();
         loop {
             let target = {
                 let mut st = self.state.lock();
@@ -289,12 +290,19 @@ impl GroupCommit {
                     st.syncs += 1;
                     last_batch = target.saturating_sub(st.synced).max(1);
                     st.synced = st.synced.max(target);
-                    while st.waiters.front().is_some_and(|(seq, _)| *seq <= target) {
-                        if let Some((_, tx)) = st.waiters.pop_front() {
-                            let _ = tx.send(Ok(()));
-                        }
+                    let covered = st
+                        .waiters
+                        .iter()
+                        .take_while(|(seq, _)| *seq <= target)
+                        .count();
+                    released.extend(st.waiters.drain(..covered).map(|(_, tx)| tx));
+                    let done = st.stopping && st.appended == st.synced;
+                    // Waking the committers (scheduler work) outside the lock appenders take.
+                    drop(st);
+                    for tx in released.drain(..) {
+                        let _ = tx.send(Ok(()));
                     }
-                    if st.stopping && st.appended == st.synced {
+                    if done {
                         return;
                     }
                 }
