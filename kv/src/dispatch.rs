@@ -46,7 +46,7 @@ fn unknown_command(args: &[Bytes]) -> String {
 }
 
 /// Resolves the spec and checks arity (of the command and of its subcommand).
-fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
+pub(crate) fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
     let name = args.first().map(Bytes::as_ref).unwrap_or_default();
     let spec = lookup(name).ok_or_else(|| unknown_command(args))?;
     if !arity_ok(spec.arity, args.len()) {
@@ -67,7 +67,7 @@ fn is_exec(args: &[Bytes]) -> bool {
 }
 
 /// True for commands that run inside a data transaction.
-fn is_data_command(spec: &CommandSpec) -> bool {
+pub(crate) fn is_data_command(spec: &CommandSpec) -> bool {
     (spec.has(Flag::Write) || spec.has(Flag::Readonly))
         && !matches!(spec.id, C::Flushdb | C::Flushall | C::Dbsize)
 }
@@ -113,18 +113,7 @@ impl KvServer {
         if !session.authenticated && !spec.has(Flag::NoAuth) {
             return (Reply::error("NOAUTH Authentication required."), None);
         }
-        Stats::bump(&self.stats.commands_processed);
-        session.update_entry(|e| {
-            e.last_active = std::time::Instant::now();
-            // Rewritten in place: no allocation per command once the name fits.
-            e.last_cmd.clear();
-            e.last_cmd.push_str(spec.name);
-            if let (false, Some(sub)) = (spec.subcommands.is_empty(), args.get(1)) {
-                e.last_cmd.push('|');
-                e.last_cmd
-                    .push_str(&String::from_utf8_lossy(sub).to_lowercase());
-            }
-        });
+        self.note_command(session, spec, &args);
         if session.multi.is_some()
             && !matches!(
                 spec.id,
@@ -151,6 +140,22 @@ impl KvServer {
         };
         session.sync_entry();
         result.unwrap_or_else(|e| (Reply::Error(e.to_reply_text()), None))
+    }
+
+    /// Counts a command about to run and records it as the session's last one.
+    pub(crate) fn note_command(&self, session: &Session, spec: &CommandSpec, args: &[Bytes]) {
+        Stats::bump(&self.stats.commands_processed);
+        session.update_entry(|e| {
+            e.last_active = std::time::Instant::now();
+            // Rewritten in place: no allocation per command once the name fits.
+            e.last_cmd.clear();
+            e.last_cmd.push_str(spec.name);
+            if let (false, Some(sub)) = (spec.subcommands.is_empty(), args.get(1)) {
+                e.last_cmd.push('|');
+                e.last_cmd
+                    .push_str(&String::from_utf8_lossy(sub).to_lowercase());
+            }
+        });
     }
 
     /// Runs a resolved, non-transaction-control command.
@@ -190,7 +195,7 @@ impl KvServer {
     /// it is durable: a woken client pops in a transaction of its own that commits later in
     /// journal order, so its reply (sent only once that commit is durable) implies this commit
     /// is durable too.
-    fn commit_deferred(&self, tx: KvTxn<'_>) -> KvResult<Option<DurabilityTicket>> {
+    pub(crate) fn commit_deferred(&self, tx: KvTxn<'_>) -> KvResult<Option<DurabilityTicket>> {
         if tx.is_read_only() {
             // Nothing to make durable; this releases the read locks.
             let _nothing_to_wait_for = tx.commit_deferred()?;
@@ -244,7 +249,13 @@ impl KvServer {
 
     /// Data commands: run inside `tx` against `db`. Replies are protocol-neutral typed
     /// values; the connection encodes them for the session's protocol.
-    async fn run_data(&self, tx: &mut KvTxn<'_>, db: u8, id: C, args: &[Bytes]) -> KvResult<Reply> {
+    pub(crate) async fn run_data(
+        &self,
+        tx: &mut KvTxn<'_>,
+        db: u8,
+        id: C,
+        args: &[Bytes],
+    ) -> KvResult<Reply> {
         use cmd::{generic as g, hash_ttl as ht, hashes as h, lists as l, strings as s};
         use cmd::{set_algebra as sa, sets as st};
         use cmd::{zset_range_args as zra, zset_ranges as zr, zset_store as zst, zsets as z};

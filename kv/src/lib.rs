@@ -5,7 +5,9 @@
 //!
 //! Invariants: the command table ([`command_table`]) is the single source of names, arities
 //! and flags; every data command runs in one storage transaction whose commit (durable) happens
-//! before its reply is returned; expired keys read as absent everywhere.
+//! before its reply is returned — or, in a write group ([`write_group`]), in a transaction it
+//! shares with the pipeline's neighbouring writes, as if run alone; expired keys read as absent
+//! everywhere.
 
 pub mod args;
 pub mod auth;
@@ -27,6 +29,7 @@ pub mod session;
 pub mod store;
 pub mod sweeper;
 pub mod watch;
+pub mod write_group;
 
 pub use auth::{Authenticator, NoAccounts};
 pub use bytes::{self, Bytes};

@@ -12,7 +12,7 @@ use crate::error::KvResult;
 use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta};
 use bytes::Bytes;
 use orcinus_storage::{
-    Direction, DurabilityTicket, Engine, Keyspace, ScanIter, Slice, Transaction,
+    Direction, DurabilityTicket, Engine, Keyspace, Savepoint, ScanIter, Slice, Transaction,
 };
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -175,6 +175,15 @@ impl Store {
             wrote_ttl: false,
         }
     }
+}
+
+/// A point in a [`KvTxn`] to roll back to, taken before a command of a write group runs
+/// ([`KvTxn::savepoint`]).
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSavepoint {
+    storage: Savepoint,
+    locked: usize,
+    wrote_ttl: bool,
 }
 
 /// A page of (user key, type) pairs and the user key to resume from, if any.
@@ -463,6 +472,39 @@ impl<'a> KvTxn<'a> {
             let (db, key) = k.split_first()?;
             Some((*db, key))
         })
+    }
+
+    /// Marks the transaction before a command that may have to be undone on its own.
+    pub fn savepoint(&mut self) -> CommandSavepoint {
+        CommandSavepoint {
+            storage: self.txn.savepoint(),
+            locked: self.locked.len(),
+            wrote_ttl: self.wrote_ttl,
+        }
+    }
+
+    /// Undoes everything done since `savepoint`: the writes, and the keys recorded as locked
+    /// (their locks stay held until the transaction ends, but they no longer count as written
+    /// for WATCH and blocked clients).
+    pub fn rollback_to(&mut self, savepoint: CommandSavepoint) {
+        self.txn.rollback_to(savepoint.storage);
+        self.locked.truncate(savepoint.locked);
+        self.wrote_ttl = savepoint.wrote_ttl;
+    }
+
+    /// Ends a command that succeeded since `savepoint`: if it wrote nothing, the keys it
+    /// locked are forgotten as written, as if it had run in a transaction of its own (which,
+    /// read-only, would touch no WATCHed key).
+    pub fn settle(&mut self, savepoint: CommandSavepoint) {
+        if self.txn.writes_since(savepoint.storage) == 0 {
+            self.locked.truncate(savepoint.locked);
+        }
+    }
+
+    /// Whether a lock held by another transaction is waited for (default) or fails at once
+    /// with `StorageError::WouldWait`.
+    pub fn set_lock_wait(&mut self, wait: bool) {
+        self.txn.set_lock_wait(wait);
     }
 
     /// Commits; returns once durable.

@@ -17,7 +17,7 @@ pub struct WriteBatch {
 
 impl WriteBatch {
     pub(crate) fn new(engine: Engine) -> Self {
-        let inner = engine.inner.db.batch();
+        let inner = engine.lsm_batch();
         Self {
             engine,
             inner,

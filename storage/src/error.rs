@@ -15,6 +15,11 @@ pub enum StorageError {
     /// A lock could not be acquired within the configured lock-wait timeout.
     #[error("lock wait timeout exceeded; try restarting transaction")]
     LockWaitTimeout,
+    /// A lock held by another transaction, asked for by a transaction that does not wait
+    /// ([`crate::Transaction::set_lock_wait`]): nothing was locked; the caller decides what
+    /// to do (its kind is [`ErrorKind::LockWaitTimeout`]).
+    #[error("lock is held by another transaction")]
+    WouldWait,
     /// The statement's [`crate::Interrupt`] fired (KILL QUERY) while it waited.
     #[error("query execution was interrupted")]
     Interrupted,
@@ -66,7 +71,7 @@ impl StorageError {
     pub fn kind(&self) -> ErrorKind {
         match self {
             Self::Deadlock => ErrorKind::Deadlock,
-            Self::LockWaitTimeout => ErrorKind::LockWaitTimeout,
+            Self::LockWaitTimeout | Self::WouldWait => ErrorKind::LockWaitTimeout,
             Self::Interrupted => ErrorKind::Interrupted,
             Self::Poisoned | Self::ShuttingDown => ErrorKind::Unavailable,
             Self::DirectoryLocked(_) => ErrorKind::DirectoryLocked,

@@ -24,10 +24,15 @@
 //! rotation did happen, or the check cannot be made, that cycle syncs through the LSM's own
 //! locked `persist` instead. Either way `target` is durable when `sync` returns `Ok`.
 //!
-//! Batching: the sync thread starts the next sync as soon as something new was appended; the
-//! commits that arrive during a sync are covered by the next one. Before a sync it also lets
-//! every append already in progress finish (bounded by [`GATHER_LIMIT`]), so that a burst of
-//! committers released together lands in one sync; a lone committer never waits for it.
+//! Batching: the commits that arrive during a sync are covered by the next one. Committers
+//! released together by a sync come back together (each client answers its reply with its next
+//! write), but one at a time: syncing at the first of them would leave the others to the sync
+//! after. So once something new is appended, the sync thread waits until as many commits are
+//! pending as the previous sync covered, or until half the previous sync's duration (at most
+//! [`GATHER_WAIT_MAX`]) has passed, whichever is first; the batch size follows the load from one
+//! sync to the next. Appenders wake the sync thread only when the count it waits for is
+//! reached. Before a sync it also lets every append already in progress finish (bounded by
+//! [`GATHER_LIMIT`]).
 
 use crate::config::SyncPolicy;
 use crate::error::{Result, StorageError};
@@ -40,6 +45,8 @@ use std::time::{Duration, Instant};
 
 /// Longest the sync thread waits for appends already in progress to join the next sync.
 const GATHER_LIMIT: Duration = Duration::from_micros(500);
+/// Longest the sync thread waits for a batch as large as the previous one to gather.
+const GATHER_WAIT_MAX: Duration = Duration::from_millis(1);
 use tokio::sync::{oneshot, watch};
 
 /// Where the appended-but-not-yet-synced batches go (the LSM journal); a trait so that tests can
@@ -56,6 +63,8 @@ struct State {
     poisoned: bool,
     stopping: bool,
     syncs: u64,
+    /// The sync thread wants a wake-up when `appended` reaches this (`u64::MAX`: never).
+    wake_at: u64,
 }
 
 pub(crate) struct GroupCommit {
@@ -116,6 +125,7 @@ impl GroupCommit {
                 poisoned: false,
                 stopping: false,
                 syncs: 0,
+                wake_at: u64::MAX,
             }),
             wake: Condvar::new(),
             poisoned_tx,
@@ -163,8 +173,11 @@ impl GroupCommit {
         }
         let (tx, rx) = oneshot::channel();
         st.waiters.push_back((seq, tx));
+        let wake = seq == st.wake_at;
         drop(st);
-        self.wake.notify_one();
+        if wake {
+            self.wake.notify_one();
+        }
         Ok(DurabilityTicket(Some(rx)))
     }
 
@@ -175,6 +188,11 @@ impl GroupCommit {
 
     pub(crate) fn is_poisoned(&self) -> bool {
         self.state.lock().poisoned
+    }
+
+    /// Number of commits appended so far (for statistics and benchmarks).
+    pub(crate) fn append_count(&self) -> u64 {
+        self.state.lock().appended
     }
 
     /// Number of fdatasync calls made so far (for statistics and benchmarks).
@@ -221,8 +239,11 @@ impl GroupCommit {
 
     fn run(&self, journal: &dyn Journal) {
         let interval = Duration::from_secs(1);
+        // Commits the previous sync covered, and how long it took (see "Batching").
+        let mut last_batch = 1u64;
+        let mut last_sync = Duration::ZERO;
+        let mut released = Vec::new();
         loop {
-            self.gather_appends();
             let target = {
                 let mut st = self.state.lock();
                 loop {
@@ -236,6 +257,7 @@ impl GroupCommit {
                         break;
                     }
                     if self.policy == SyncPolicy::Always {
+                        st.wake_at = st.synced + 1;
                         self.wake.wait(&mut st);
                     } else {
                         let timed_out = self.wake.wait_for(&mut st, interval).timed_out();
@@ -247,20 +269,40 @@ impl GroupCommit {
                         }
                     }
                 }
-                st.appended
+                let deadline = Instant::now() + (last_sync / 2).min(GATHER_WAIT_MAX);
+                while st.appended - st.synced < last_batch && !st.stopping && !st.poisoned {
+                    st.wake_at = st.synced + last_batch;
+                    if self.wake.wait_until(&mut st, deadline).timed_out() {
+                        break;
+                    }
+                }
+                st.wake_at = u64::MAX;
+                drop(st);
+                self.gather_appends();
+                self.state.lock().appended
             };
+            let started = Instant::now();
             let result = journal.sync();
+            last_sync = started.elapsed();
             let mut st = self.state.lock();
             match result {
                 Ok(()) => {
                     st.syncs += 1;
+                    last_batch = target.saturating_sub(st.synced).max(1);
                     st.synced = st.synced.max(target);
-                    while st.waiters.front().is_some_and(|(seq, _)| *seq <= target) {
-                        if let Some((_, tx)) = st.waiters.pop_front() {
-                            let _ = tx.send(Ok(()));
-                        }
+                    let covered = st
+                        .waiters
+                        .iter()
+                        .take_while(|(seq, _)| *seq <= target)
+                        .count();
+                    released.extend(st.waiters.drain(..covered).map(|(_, tx)| tx));
+                    let done = st.stopping && st.appended == st.synced;
+                    // Waking the committers (scheduler work) outside the lock appenders take.
+                    drop(st);
+                    for tx in released.drain(..) {
+                        let _ = tx.send(Ok(()));
                     }
-                    if st.stopping && st.appended == st.synced {
+                    if done {
                         return;
                     }
                 }

@@ -7,10 +7,15 @@
 //! - Journal files are `<lsm>/<id>.jnl`; the active one has the highest id, and rotation seals it
 //!   with an fsync (under the journal lock, failure poisons the LSM) *before* it creates
 //!   `<id + 1>.jnl`. Sealed journals are deleted oldest first, only after they were flushed.
-//! - With automatic journal persistence, every batch commit flushes its user-space buffer into
-//!   the file (write(2)) before it returns, so appended bytes are in the page cache.
+//! - A batch commit writes its bytes into the journal writer's user-space buffer, under the
+//!   journal lock. Under `sync = "always"` our batches do not flush that buffer themselves
+//!   (`Engine::lsm_batch`); `persist(Buffer)` flushes it (write(2), under the same lock), and
+//!   rotation flushes it before it seals the file. Under the other policies every commit
+//!   flushes, as `persist` does.
 //!
 //! Invariants of [`LsmJournal::sync`] (the argument is in `group_commit.rs`):
+//! - Every cycle first flushes the LSM's journal buffer, so each batch appended before the
+//!   sync began is in a journal file (the page cache) before anything below is decided.
 //! - The fast path fdatasyncs our descriptor of journal `id` only after checking that
 //!   `<id + 1>.jnl` does not exist and then that `<id>.jnl` is still linked: so no rotation had
 //!   created a newer journal when the check ran, and every batch appended before the check is in
@@ -72,9 +77,10 @@ impl LsmJournal {
         self.locked_syncs.load(Ordering::Relaxed)
     }
 
-    /// Fails if the LSM has poisoned itself (a failed fsync on its own descriptor). Flushes the
-    /// LSM's user-space journal buffer, which every commit has already done.
-    fn check_not_poisoned(&self) -> Result<()> {
+    /// Flushes the LSM's user-space journal buffer into the active journal file (under the
+    /// LSM's journal lock). Fails if the LSM has poisoned itself (a failed fsync on its own
+    /// descriptor) or the write fails (which poisons it).
+    fn flush_buffer(&self) -> Result<()> {
         self.db
             .persist(fjall::PersistMode::Buffer)
             .map_err(StorageError::from)
@@ -93,10 +99,12 @@ impl LsmJournal {
 impl Journal for LsmJournal {
     fn sync(&self) -> Result<()> {
         let mut active = self.active.lock();
+        self.flush_buffer()?;
         match active.as_ref() {
             Some(journal) if journal.still_active() => {
                 journal.file.sync_data()?;
-                self.check_not_poisoned()
+                // An fsync failure the LSM saw on its own descriptor must not be acknowledged.
+                self.flush_buffer()
             }
             _ => self.sync_through_lsm(&mut active),
         }

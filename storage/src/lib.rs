@@ -51,7 +51,7 @@ pub use engine::{Engine, EngineStats, Keyspace};
 pub use error::{ErrorKind, Result, StorageError};
 pub use slice::Slice;
 pub use snapshot::{KvIter, KvPair, Snapshot, prefix_upper_bound};
-pub use transaction::{Direction, ScanIter, Transaction};
+pub use transaction::{Direction, Savepoint, ScanIter, Transaction};
 
 #[cfg(test)]
 mod tests;

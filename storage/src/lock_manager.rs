@@ -10,14 +10,16 @@
 use crate::error::{Result, StorageError};
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Identifies a transaction.
 pub(crate) type TxnId = u64;
 
-/// A lockable key: keyspace id plus key bytes.
-pub(crate) type LockKey = (u32, Box<[u8]>);
+/// A held lock: keyspace id plus key bytes, shared with the lock table (one allocation per
+/// newly locked key; a lock the transaction already holds costs none).
+pub(crate) type LockKey = (u32, Arc<[u8]>);
 
 struct LockEntry {
     holder: TxnId,
@@ -26,8 +28,38 @@ struct LockEntry {
 
 #[derive(Default)]
 struct Inner {
-    locks: HashMap<LockKey, LockEntry>,
+    /// Locked keys per keyspace id (looked up by borrowed key bytes).
+    locks: HashMap<u32, HashMap<Arc<[u8]>, LockEntry>>,
     waiting_on: HashMap<TxnId, LockKey>,
+}
+
+impl Inner {
+    fn entry(&self, ks: u32, key: &[u8]) -> Option<&LockEntry> {
+        self.locks.get(&ks).and_then(|m| m.get(key))
+    }
+
+    fn entry_mut(&mut self, ks: u32, key: &[u8]) -> Option<&mut LockEntry> {
+        self.locks.get_mut(&ks).and_then(|m| m.get_mut(key))
+    }
+
+    /// Records `txn` as the holder of a key nobody holds; returns the shared key.
+    fn grant_new(&mut self, txn: TxnId, ks: u32, key: &[u8]) -> LockKey {
+        let shared: Arc<[u8]> = key.into();
+        self.locks.entry(ks).or_default().insert(
+            shared.clone(),
+            LockEntry {
+                holder: txn,
+                waiters: VecDeque::new(),
+            },
+        );
+        (ks, shared)
+    }
+
+    fn remove(&mut self, ks: u32, key: &[u8]) {
+        if let Some(m) = self.locks.get_mut(&ks) {
+            m.remove(key);
+        }
+    }
 }
 
 pub(crate) struct LockManager {
@@ -43,11 +75,16 @@ impl LockManager {
         }
     }
 
-    /// Acquires `key` for `txn`, waiting at most the engine's lock-wait timeout. Returns
-    /// `Ok(true)` if newly acquired, `Ok(false)` if `txn` already held it.
-    #[cfg(test)]
-    pub(crate) async fn acquire(&self, txn: TxnId, key: LockKey) -> Result<bool> {
-        self.acquire_within(txn, key, self.timeout).await
+    /// Acquires `key` of keyspace `ks` for `txn` if that needs no wait. Returns `Ok(Some)` with
+    /// the held key if newly acquired, `Ok(None)` if `txn` already held it, and
+    /// [`StorageError::WouldWait`] (acquiring nothing) if another transaction holds it.
+    pub(crate) fn try_acquire(&self, txn: TxnId, ks: u32, key: &[u8]) -> Result<Option<LockKey>> {
+        let mut inner = self.inner.lock();
+        match inner.entry(ks, key) {
+            None => Ok(Some(inner.grant_new(txn, ks, key))),
+            Some(e) if e.holder == txn => Ok(None),
+            Some(_) => Err(StorageError::WouldWait),
+        }
     }
 
     /// The engine's lock-wait timeout (transactions without their own use it).
@@ -55,51 +92,59 @@ impl LockManager {
         self.timeout
     }
 
-    /// Acquires `key` for `txn`, waiting at most `timeout` (a session's
-    /// `innodb_lock_wait_timeout`). Returns `Ok(true)` if newly acquired, `Ok(false)` if `txn`
+    /// Acquires `key` of keyspace `ks` for `txn`, waiting at most the engine's lock-wait
+    /// timeout. Returns `Ok(Some)` with the held key if newly acquired, `Ok(None)` if `txn`
     /// already held it.
+    #[cfg(test)]
+    pub(crate) async fn acquire(&self, txn: TxnId, ks: u32, key: &[u8]) -> Result<Option<LockKey>> {
+        self.acquire_within(txn, ks, key, self.timeout).await
+    }
+
+    /// Acquires `key` of keyspace `ks` for `txn`, waiting at most `timeout` (a session's
+    /// `innodb_lock_wait_timeout`). Returns `Ok(Some)` with the held key if newly acquired,
+    /// `Ok(None)` if `txn` already held it.
     pub(crate) async fn acquire_within(
         &self,
         txn: TxnId,
-        key: LockKey,
+        ks: u32,
+        key: &[u8],
         timeout: Duration,
-    ) -> Result<bool> {
-        let rx = {
+    ) -> Result<Option<LockKey>> {
+        let (rx, shared) = {
             let mut inner = self.inner.lock();
-            let holder = match inner.locks.get(&key) {
-                None => {
-                    inner.locks.insert(
-                        key,
-                        LockEntry {
-                            holder: txn,
-                            waiters: VecDeque::new(),
-                        },
-                    );
-                    return Ok(true);
-                }
-                Some(e) if e.holder == txn => return Ok(false),
+            let holder = match inner.entry(ks, key) {
+                None => return Ok(Some(inner.grant_new(txn, ks, key))),
+                Some(e) if e.holder == txn => return Ok(None),
                 Some(e) => e.holder,
             };
             if inner.reaches(holder, txn) {
                 return Err(StorageError::Deadlock);
             }
+            let Some(shared) = inner
+                .locks
+                .get(&ks)
+                .and_then(|m| m.get_key_value(key))
+                .map(|(shared, _)| shared.clone())
+            else {
+                return Err(StorageError::LockWaitTimeout);
+            };
             let (tx, rx) = oneshot::channel();
-            if let Some(entry) = inner.locks.get_mut(&key) {
+            if let Some(entry) = inner.entry_mut(ks, key) {
                 entry.waiters.push_back((txn, tx));
             }
-            inner.waiting_on.insert(txn, key.clone());
-            rx
+            inner.waiting_on.insert(txn, (ks, shared.clone()));
+            (rx, shared)
         };
         // A fired interrupt (KILL QUERY) ends the wait like a timeout does: the cleanup below
         // removes this waiter, and the caller's statement fails with `Interrupted`.
         let granted = crate::interrupt::interruptible(tokio::time::timeout(timeout, rx)).await;
         let mut inner = self.inner.lock();
         inner.waiting_on.remove(&txn);
-        let holds = inner.locks.get(&key).is_some_and(|e| e.holder == txn);
+        let holds = inner.entry(ks, key).is_some_and(|e| e.holder == txn);
         if holds {
-            return Ok(true);
+            return Ok(Some((ks, shared)));
         }
-        if let Some(entry) = inner.locks.get_mut(&key) {
+        if let Some(entry) = inner.entry_mut(ks, key) {
             entry.waiters.retain(|(w, _)| *w != txn);
         }
         match granted {
@@ -115,8 +160,8 @@ impl LockManager {
     pub(crate) fn release(&self, txn: TxnId, keys: impl IntoIterator<Item = LockKey>) {
         let mut inner = self.inner.lock();
         inner.waiting_on.remove(&txn);
-        for key in keys {
-            let Some(entry) = inner.locks.get_mut(&key) else {
+        for (ks, key) in keys {
+            let Some(entry) = inner.entry_mut(ks, &key) else {
                 continue;
             };
             if entry.holder != txn {
@@ -131,16 +176,14 @@ impl LockManager {
             }
             match next {
                 Some(waiter) => entry.holder = waiter,
-                None => {
-                    inner.locks.remove(&key);
-                }
+                None => inner.remove(ks, &key),
             }
         }
     }
 
     /// Number of keys currently locked (for statistics and tests).
     pub(crate) fn locked_count(&self) -> usize {
-        self.inner.lock().locks.len()
+        self.inner.lock().locks.values().map(HashMap::len).sum()
     }
 }
 
@@ -153,10 +196,10 @@ impl Inner {
             if current == target {
                 return true;
             }
-            let Some(key) = self.waiting_on.get(&current) else {
+            let Some((ks, key)) = self.waiting_on.get(&current) else {
                 return false;
             };
-            let Some(entry) = self.locks.get(key) else {
+            let Some(entry) = self.entry(*ks, key) else {
                 return false;
             };
             current = entry.holder;
@@ -170,57 +213,76 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn k(s: &str) -> LockKey {
+    fn k(s: &str) -> &[u8] {
+        s.as_bytes()
+    }
+
+    fn held(s: &str) -> LockKey {
         (0, s.as_bytes().into())
     }
 
     #[tokio::test]
     async fn reacquire_is_noop_and_release_frees() {
         let lm = LockManager::new(Duration::from_millis(50));
-        assert!(lm.acquire(1, k("a")).await.unwrap());
-        assert!(!lm.acquire(1, k("a")).await.unwrap());
-        lm.release(1, [k("a")]);
+        assert!(lm.acquire(1, 0, k("a")).await.unwrap().is_some());
+        assert!(lm.acquire(1, 0, k("a")).await.unwrap().is_none());
+        lm.release(1, [held("a")]);
         assert_eq!(lm.locked_count(), 0);
     }
 
     #[tokio::test]
     async fn waiter_times_out() {
         let lm = LockManager::new(Duration::from_millis(50));
-        lm.acquire(1, k("a")).await.unwrap();
+        lm.acquire(1, 0, k("a")).await.unwrap();
         assert!(matches!(
-            lm.acquire(2, k("a")).await,
+            lm.acquire(2, 0, k("a")).await,
             Err(StorageError::LockWaitTimeout)
         ));
-        lm.release(1, [k("a")]);
+        lm.release(1, [held("a")]);
         assert_eq!(lm.locked_count(), 0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn waiter_is_granted_on_release() {
         let lm = Arc::new(LockManager::new(Duration::from_secs(5)));
-        lm.acquire(1, k("a")).await.unwrap();
+        lm.acquire(1, 0, k("a")).await.unwrap();
         let lm2 = Arc::clone(&lm);
-        let waiter = tokio::spawn(async move { lm2.acquire(2, k("a")).await });
+        let waiter = tokio::spawn(async move { lm2.acquire(2, 0, k("a")).await });
         tokio::time::sleep(Duration::from_millis(20)).await;
-        lm.release(1, [k("a")]);
-        assert!(waiter.await.unwrap().unwrap());
-        lm.release(2, [k("a")]);
+        lm.release(1, [held("a")]);
+        assert!(waiter.await.unwrap().unwrap().is_some());
+        lm.release(2, [held("a")]);
+        assert_eq!(lm.locked_count(), 0);
+    }
+
+    #[tokio::test]
+    async fn try_acquire_never_waits() {
+        let lm = LockManager::new(Duration::from_secs(5));
+        assert!(lm.try_acquire(1, 0, k("a")).unwrap().is_some());
+        assert!(lm.try_acquire(1, 0, k("a")).unwrap().is_none());
+        assert!(matches!(
+            lm.try_acquire(2, 0, k("a")),
+            Err(StorageError::WouldWait)
+        ));
+        lm.release(1, [held("a")]);
+        assert!(lm.try_acquire(2, 0, k("a")).unwrap().is_some());
+        lm.release(2, [held("a")]);
         assert_eq!(lm.locked_count(), 0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cycle_is_detected() {
         let lm = Arc::new(LockManager::new(Duration::from_secs(5)));
-        lm.acquire(1, k("a")).await.unwrap();
-        lm.acquire(2, k("b")).await.unwrap();
+        lm.acquire(1, 0, k("a")).await.unwrap();
+        lm.acquire(2, 0, k("b")).await.unwrap();
         let lm2 = Arc::clone(&lm);
-        let t1 = tokio::spawn(async move { lm2.acquire(1, k("b")).await });
+        let t1 = tokio::spawn(async move { lm2.acquire(1, 0, k("b")).await });
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(matches!(
-            lm.acquire(2, k("a")).await,
+            lm.acquire(2, 0, k("a")).await,
             Err(StorageError::Deadlock)
         ));
-        lm.release(2, [k("b")]);
-        assert!(t1.await.unwrap().unwrap());
+        lm.release(2, [held("b")]);
+        assert!(t1.await.unwrap().unwrap().is_some());
     }
 }

@@ -2,7 +2,8 @@
 //! and an atomic durable commit.
 //!
 //! - Plain reads ([`Transaction::get`], [`Transaction::scan`]) see the snapshot taken at begin
-//!   overlaid with the transaction's own writes (REPEATABLE READ consistent reads).
+//!   (or at the first plain read after [`Transaction::refresh_snapshot`]) overlaid with the
+//!   transaction's own writes (REPEATABLE READ consistent reads).
 //! - Locking reads ([`Transaction::get_for_update`]) take the key's lock and then read the latest
 //!   committed value (like InnoDB's locking reads), so read-modify-write never loses an update.
 //! - Writes lock their key first; the write set is applied as one batch at commit.
@@ -10,6 +11,12 @@
 //!   then reads the data commits later in journal order, so its own acknowledgement implies ours
 //!   is durable (early lock release).
 //! - Dropping an uncommitted transaction rolls it back.
+//! - A [`Savepoint`] marks the write set; [`Transaction::rollback_to`] undoes every write made
+//!   after it (locks taken since stay held until the transaction ends). Writes are logged for
+//!   undo only once a savepoint has been taken.
+//! - With [`Transaction::set_lock_wait`]`(false)` a lock held by another transaction fails at
+//!   once with [`crate::StorageError::WouldWait`] instead of waiting, so a caller that holds
+//!   locks can give them up (commit or roll back) before it waits.
 
 use crate::Slice;
 use crate::engine::{CacheWrite, Engine, Keyspace};
@@ -24,6 +31,7 @@ use std::collections::BTreeMap;
 use std::iter::Peekable;
 use std::ops::Bound;
 use std::time::Duration;
+use std::sync::OnceLock;
 
 /// Iteration order for [`Transaction::scan`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,17 +50,33 @@ struct KsWrites {
     map: BTreeMap<Vec<u8>, Option<Slice>>,
 }
 
+/// One logged write: the keyspace id, the key, and its write-set entry before the write.
+struct Undo {
+    ks: u32,
+    key: Vec<u8>,
+    previous: Option<Option<Slice>>,
+}
+
+/// A point in a transaction's write set to roll back to ([`Transaction::savepoint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Savepoint(usize);
+
 /// A transaction. See the module docs for its isolation rules.
 pub struct Transaction {
     engine: Engine,
     id: TxnId,
-    /// The applied commit epoch read just before `snapshot` was taken (point-cache reads).
-    snapshot_epoch: u64,
-    snapshot: fjall::Snapshot,
+    /// The read snapshot and the applied commit epoch read just before it was taken
+    /// (point-cache reads). Empty after [`Transaction::refresh_snapshot`] until the next
+    /// plain read takes a new one.
+    snapshot: OnceLock<(u64, fjall::Snapshot)>,
     writes: BTreeMap<u32, KsWrites>,
     locked: Vec<LockKey>,
     /// How long [`Transaction::lock`] waits; `None` is the engine's configured timeout.
     lock_wait_timeout: Option<Duration>,
+    /// Writes since the first savepoint, oldest first (`None`: no savepoint taken yet).
+    undo: Option<Vec<Undo>>,
+    /// False: a lock held by another transaction fails with `WouldWait` instead of waiting.
+    lock_wait: bool,
 }
 
 impl Transaction {
@@ -65,11 +89,56 @@ impl Transaction {
         Self {
             engine,
             id,
-            snapshot_epoch,
-            snapshot,
+            snapshot: OnceLock::from((snapshot_epoch, snapshot)),
             writes: BTreeMap::new(),
             locked: Vec::new(),
             lock_wait_timeout: None,
+            undo: None,
+            lock_wait: true,
+        }
+    }
+
+    /// Whether [`Transaction::lock`] (and every write, which locks) waits for a lock held by
+    /// another transaction (`true`, the default) or fails at once with `WouldWait`.
+    pub fn set_lock_wait(&mut self, wait: bool) {
+        self.lock_wait = wait;
+    }
+
+    /// Marks the current write set; from now on writes are logged so that
+    /// [`Transaction::rollback_to`] can undo them.
+    pub fn savepoint(&mut self) -> Savepoint {
+        Savepoint(self.undo.get_or_insert_with(Vec::new).len())
+    }
+
+    /// Number of writes made since `savepoint` (0: nothing written since).
+    #[must_use]
+    pub fn writes_since(&self, savepoint: Savepoint) -> usize {
+        self.undo
+            .as_ref()
+            .map_or(0, |u| u.len().saturating_sub(savepoint.0))
+    }
+
+    /// Undoes every write made after `savepoint` (reads see the write set as it was then).
+    /// Locks taken since stay held until the transaction ends.
+    pub fn rollback_to(&mut self, savepoint: Savepoint) {
+        let Some(undo) = self.undo.as_mut() else {
+            return;
+        };
+        while undo.len() > savepoint.0 {
+            let Some(entry) = undo.pop() else {
+                break;
+            };
+            let Some(w) = self.writes.get_mut(&entry.ks) else {
+                continue;
+            };
+            match entry.previous {
+                Some(previous) => {
+                    w.map.insert(entry.key, previous);
+                }
+                None => {
+                    w.map.remove(&entry.key);
+                }
+            }
         }
     }
 
@@ -85,10 +154,20 @@ impl Transaction {
         self.writes.values().all(|w| w.map.is_empty())
     }
 
-    /// Replaces the read snapshot with a fresh one (own writes stay visible).
+    /// Replaces the read snapshot with a fresh one (own writes stay visible). The new snapshot
+    /// is taken by the next plain read, so it sees at least everything committed before this
+    /// call; a transaction that reads nothing more pays nothing for it.
     pub fn refresh_snapshot(&mut self) {
-        self.snapshot_epoch = self.engine.applied_epoch();
-        self.snapshot = self.engine.inner.db.snapshot();
+        self.snapshot = OnceLock::new();
+    }
+
+    /// The read snapshot (taken now if it was refreshed since the last read) and its epoch.
+    fn snapshot(&self) -> &(u64, fjall::Snapshot) {
+        self.snapshot.get_or_init(|| {
+            // The epoch before the snapshot: every commit up to it is visible to the snapshot.
+            let epoch = self.engine.applied_epoch();
+            (epoch, self.engine.inner.db.snapshot())
+        })
     }
 
     fn own_write(&self, ks: &Keyspace, key: &[u8]) -> Option<&Option<Slice>> {
@@ -100,14 +179,15 @@ impl Transaction {
         if let Some(v) = self.own_write(ks, key) {
             return Ok(v.clone());
         }
+        let (epoch, snapshot) = self.snapshot();
         let Some(cache) = &ks.cache else {
-            return Ok(self.snapshot.get(&ks.inner, key)?.map(Slice));
+            return Ok(snapshot.get(&ks.inner, key)?.map(Slice));
         };
-        if let Cached::Hit(value) = cache.lookup(key, Some(self.snapshot_epoch)) {
+        if let Cached::Hit(value) = cache.lookup(key, Some(*epoch)) {
             return Ok(value);
         }
-        let value = self.snapshot.get(&ks.inner, key)?.map(Slice);
-        cache.offer(key, value.clone(), self.snapshot_epoch);
+        let value = snapshot.get(&ks.inner, key)?.map(Slice);
+        cache.offer(key, value.clone(), *epoch);
         Ok(value)
     }
 
@@ -131,15 +211,16 @@ impl Transaction {
     /// transaction keeps its locks and writes; the caller decides what to undo).
     pub async fn lock(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
         crate::check_entry(key, 0)?;
-        let lock_key: LockKey = (ks.id, key.into());
         let locks = &self.engine.inner.locks;
-        let timeout = self
-            .lock_wait_timeout
-            .unwrap_or_else(|| locks.default_timeout());
-        if locks
-            .acquire_within(self.id, lock_key.clone(), timeout)
-            .await?
-        {
+        let acquired = if self.lock_wait {
+            let timeout = self
+                .lock_wait_timeout
+                .unwrap_or_else(|| locks.default_timeout());
+            locks.acquire_within(self.id, ks.id, key, timeout).await?
+        } else {
+            locks.try_acquire(self.id, ks.id, key)?
+        };
+        if let Some(lock_key) = acquired {
             self.locked.push(lock_key);
         }
         Ok(())
@@ -152,14 +233,27 @@ impl Transaction {
     }
 
     fn record(&mut self, ks: &Keyspace, key: Vec<u8>, value: Option<Slice>) {
-        self.writes
+        let map = &mut self
+            .writes
             .entry(ks.id)
             .or_insert_with(|| KsWrites {
                 ks: ks.clone(),
                 map: BTreeMap::new(),
             })
-            .map
-            .insert(key, value);
+            .map;
+        match self.undo.as_mut() {
+            None => {
+                map.insert(key, value);
+            }
+            Some(undo) => {
+                let previous = map.insert(key.clone(), value);
+                undo.push(Undo {
+                    ks: ks.id,
+                    key,
+                    previous,
+                });
+            }
+        }
     }
 
     /// Locks `key` and sets it to `value` in the write set.
@@ -187,7 +281,8 @@ impl Transaction {
         upper: Bound<&[u8]>,
         direction: Direction,
     ) -> ScanIter {
-        let base = wrap_iter(self.snapshot.range::<&[u8], _>(&ks.inner, (lower, upper)));
+        let (_, snapshot) = self.snapshot();
+        let base = wrap_iter(snapshot.range::<&[u8], _>(&ks.inner, (lower, upper)));
         let overlay: Vec<(Slice, Option<Slice>)> = self
             .writes
             .get(&ks.id)
@@ -234,7 +329,7 @@ impl Transaction {
             self.release();
             return Ok(DurabilityTicket::ready());
         }
-        let mut batch = self.engine.inner.db.batch();
+        let mut batch = self.engine.lsm_batch();
         let mut cached = Vec::new();
         for w in writes.into_values() {
             for (key, value) in w.map {
@@ -259,6 +354,7 @@ impl Transaction {
     /// Discards the write set and releases locks.
     pub fn rollback(mut self) {
         self.writes.clear();
+        self.undo = None;
         self.release();
     }
 

@@ -79,10 +79,11 @@ fn section(server: &KvServer, name: &str, out: &mut String) -> KvResult<()> {
             let engine = server.store.engine().stats();
             let _ = write!(
                 out,
-                "# Persistence\r\nloading:0\r\naof_enabled:1\r\nappendfsync:{}\r\nstorage_disk_bytes:{}\r\nstorage_syncs:{}\r\n",
+                "# Persistence\r\nloading:0\r\naof_enabled:1\r\nappendfsync:{}\r\nstorage_disk_bytes:{}\r\nstorage_syncs:{}\r\nstorage_commits:{}\r\n",
                 appendfsync(server),
                 engine.disk_bytes,
-                engine.syncs
+                engine.syncs,
+                engine.commits
             );
         }
         "stats" => {

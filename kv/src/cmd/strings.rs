@@ -189,6 +189,16 @@ pub async fn set(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> 
             return Err(KvError::syntax());
         }
     }
+    if !(get || nx || xx || matches!(expiry, Some(ExpiryOption::Keep))) {
+        // Nothing depends on the old record: replace it without reading it (the write
+        // takes the key's lock).
+        let expire_at = match expiry {
+            Some(ExpiryOption::At(at)) => at,
+            _ => 0,
+        };
+        write_string(tx, db, key, value, expire_at).await?;
+        return Ok(Reply::ok());
+    }
     // Without GET the old value is not needed: read its header only.
     let old = if get {
         tx.meta_for_update(db, key).await?

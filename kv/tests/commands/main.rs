@@ -28,6 +28,7 @@ mod sets;
 mod strings;
 mod sweeper;
 mod transactions;
+mod write_group;
 mod zset_model;
 mod zset_writes;
 mod zsets;

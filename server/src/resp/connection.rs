@@ -12,6 +12,10 @@
 //!   reply leaves before the sync that covers every write up to it, and a pipeline of N writes
 //!   waits for one sync instead of N. If the sync fails, the pending replies are replaced by one
 //!   error and the connection closes. Before a command that may block, the outbox is flushed.
+//! - Write groups: consecutive requests the handler accepts for a group (plain data writes) are
+//!   held back and run together as one transaction and one commit
+//!   (`orcinus_kv::write_group`), before the next request of another kind and before the
+//!   input runs dry; their replies enter the outbox in request order with the group's ticket.
 //! - A single reply larger than `client_output_buffer_limit` closes the connection.
 //! - The query buffer is capped (1 MiB before authentication, `client_query_buffer_limit`
 //!   after); a malformed request gets `-ERR Protocol error: …` and the connection closes.
@@ -35,6 +39,10 @@ pub const FLUSH_THRESHOLD: usize = 64 * 1024;
 pub const UNAUTH_QUERY_BUFFER_MAX: usize = 1024 * 1024;
 /// Read granularity.
 const READ_CHUNK: usize = 16 * 1024;
+/// Most requests in one write group.
+const MAX_GROUP_REQUESTS: usize = 256;
+/// A write group whose arguments reach this many bytes runs at once.
+const MAX_GROUP_BYTES: usize = 1024 * 1024;
 
 /// Serves one connection until the client closes it, QUIT, or a protocol error.
 pub async fn run<S, H>(
@@ -51,6 +59,7 @@ where
     let mut outbox = Outbox::default();
     let mut decoder = RequestDecoder::new();
     let output_limit = usize::try_from(settings.client_output_buffer_limit).unwrap_or(usize::MAX);
+    let mut group = WriteGroup::default();
     loop {
         loop {
             let limits = DecodeLimits {
@@ -61,12 +70,38 @@ where
                 Ok(Some(args)) => args,
                 Ok(None) => break,
                 Err(e) => {
-                    outbox
-                        .push_final(&Reply::Error(e.reply_text()), &session)
-                        .await;
+                    if group
+                        .run(&*handler, &mut session, &mut outbox, output_limit)
+                        .await
+                    {
+                        outbox
+                            .push_final(&Reply::Error(e.reply_text()), &session)
+                            .await;
+                    } else {
+                        outbox.settle(&session).await;
+                    }
                     return close(&mut stream, &outbox.bytes).await;
                 }
             };
+            if handler.joins_write_group(&session, &args) {
+                group.push(args);
+                if group.is_full()
+                    && !group
+                        .run(&*handler, &mut session, &mut outbox, output_limit)
+                        .await
+                {
+                    outbox.settle(&session).await;
+                    return close(&mut stream, &outbox.bytes).await;
+                }
+                continue;
+            }
+            if !group
+                .run(&*handler, &mut session, &mut outbox, output_limit)
+                .await
+            {
+                outbox.settle(&session).await;
+                return close(&mut stream, &outbox.bytes).await;
+            }
             let reply = if may_block(&args) {
                 if !outbox.send(&mut stream, &session).await? {
                     return close(&mut stream, &outbox.bytes).await;
@@ -86,15 +121,7 @@ where
                 }
                 reply
             };
-            let before = outbox.bytes.len();
-            encode(&reply, session.protocol, &mut outbox.bytes);
-            if outbox.bytes.len() - before > output_limit {
-                tracing::warn!(
-                    client = session.id,
-                    "closing RESP client: reply of {} bytes exceeds client_output_buffer_limit",
-                    outbox.bytes.len() - before
-                );
-                outbox.bytes.truncate(before);
+            if !outbox.push(&reply, &session, output_limit) {
                 outbox.settle(&session).await;
                 return close(&mut stream, &outbox.bytes).await;
             }
@@ -105,6 +132,21 @@ where
             if outbox.bytes.len() >= FLUSH_THRESHOLD && !outbox.send(&mut stream, &session).await? {
                 return close(&mut stream, &outbox.bytes).await;
             }
+        }
+        // A pipeline of large values arrives in several reads: take what the socket already
+        // holds (without waiting) so the group covers the whole pipeline.
+        if group.wants_more() && input.len() <= query_buffer_cap(&settings, &session) {
+            reserve_read_space(&mut input);
+            if read_ready(&mut stream, &mut input).await? > 0 {
+                continue;
+            }
+        }
+        if !group
+            .run(&*handler, &mut session, &mut outbox, output_limit)
+            .await
+        {
+            outbox.settle(&session).await;
+            return close(&mut stream, &outbox.bytes).await;
         }
         if !outbox.send(&mut stream, &session).await? {
             return close(&mut stream, &outbox.bytes).await;
@@ -117,12 +159,79 @@ where
                 .await;
             return close(&mut stream, &outbox.bytes).await;
         }
-        if input.capacity() - input.len() < READ_CHUNK {
-            input.reserve(READ_CHUNK.max(input.len().min(4 * 1024 * 1024)));
-        }
+        reserve_read_space(&mut input);
         if stream.read_buf(&mut input).await? == 0 {
             return Ok(());
         }
+    }
+}
+
+/// Makes room for the next read (at least [`READ_CHUNK`], more as the buffered input grows).
+fn reserve_read_space(input: &mut BytesMut) {
+    if input.capacity() - input.len() < READ_CHUNK {
+        input.reserve(READ_CHUNK.max(input.len().min(4 * 1024 * 1024)));
+    }
+}
+
+/// Reads what the socket holds already, without waiting: `Ok(0)` if nothing is ready (or at
+/// end of stream, which the next waiting read reports).
+async fn read_ready<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    input: &mut BytesMut,
+) -> std::io::Result<usize> {
+    tokio::select! {
+        biased;
+        read = stream.read_buf(input) => read,
+        () = std::future::ready(()) => Ok(0),
+    }
+}
+
+/// Consecutive requests held back to run as one write group
+/// ([`CommandHandler::joins_write_group`]); run before any other request and before the
+/// input runs dry, so replies keep request order.
+#[derive(Default)]
+struct WriteGroup {
+    requests: Vec<Vec<Bytes>>,
+    bytes: usize,
+}
+
+impl WriteGroup {
+    fn push(&mut self, args: Vec<Bytes>) {
+        self.bytes += args.iter().map(Bytes::len).sum::<usize>();
+        self.requests.push(args);
+    }
+
+    /// True if requests are held and more may join.
+    fn wants_more(&self) -> bool {
+        !self.requests.is_empty() && !self.is_full()
+    }
+
+    /// A group this large runs at once (bounds the memory held by one transaction).
+    fn is_full(&self) -> bool {
+        self.requests.len() >= MAX_GROUP_REQUESTS || self.bytes >= MAX_GROUP_BYTES
+    }
+
+    /// Runs the held requests and adds their replies (and the group's ticket) to the outbox.
+    /// `false`: a reply exceeded the output limit; the connection must close.
+    async fn run<H: CommandHandler>(
+        &mut self,
+        handler: &H,
+        session: &mut Session,
+        outbox: &mut Outbox,
+        output_limit: usize,
+    ) -> bool {
+        if self.requests.is_empty() {
+            return true;
+        }
+        self.bytes = 0;
+        let requests = std::mem::take(&mut self.requests);
+        let (replies, ticket) = handler.execute_write_group(session, requests).await;
+        if ticket.is_some() {
+            outbox.ticket = ticket;
+        }
+        replies
+            .iter()
+            .all(|reply| outbox.push(reply, session, output_limit))
     }
 }
 
@@ -134,6 +243,23 @@ struct Outbox {
 }
 
 impl Outbox {
+    /// Encodes `reply`. `false` if it alone exceeds `output_limit`: it is dropped and the
+    /// connection must close.
+    fn push(&mut self, reply: &Reply, session: &Session, output_limit: usize) -> bool {
+        let before = self.bytes.len();
+        encode(reply, session.protocol, &mut self.bytes);
+        if self.bytes.len() - before > output_limit {
+            tracing::warn!(
+                client = session.id,
+                "closing RESP client: reply of {} bytes exceeds client_output_buffer_limit",
+                self.bytes.len() - before
+            );
+            self.bytes.truncate(before);
+            return false;
+        }
+        true
+    }
+
     /// Waits until the replies may be sent. If the sync failed, they acknowledge writes that
     /// may be lost: they are replaced by one error, and `false` says the connection must close.
     async fn settle(&mut self, session: &Session) -> bool {

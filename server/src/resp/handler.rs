@@ -26,6 +26,32 @@ pub trait CommandHandler: Send + Sync + 'static {
     ) -> impl Future<Output = (Reply, Option<DurabilityTicket>)> + Send + 'a {
         async move { (self.execute(session, args).await, None) }
     }
+
+    /// True if `args` may be held back and run with the consecutive requests that also may,
+    /// as one write group ([`CommandHandler::execute_write_group`]). Default: never.
+    fn joins_write_group(&self, _session: &Session, _args: &[Bytes]) -> bool {
+        false
+    }
+
+    /// Runs requests accepted by [`CommandHandler::joins_write_group`] as if one after another
+    /// with nothing interleaved; returns their replies in order and the ticket of the last
+    /// commit, which must resolve before any of them is sent. The default runs them one by one.
+    fn execute_write_group<'a>(
+        &'a self,
+        session: &'a mut Session,
+        requests: Vec<Vec<Bytes>>,
+    ) -> impl Future<Output = (Vec<Reply>, Option<DurabilityTicket>)> + Send + 'a {
+        async move {
+            let mut replies = Vec::with_capacity(requests.len());
+            let mut last = None;
+            for args in requests {
+                let (reply, ticket) = self.execute_deferred(session, args).await;
+                replies.push(reply);
+                last = ticket.or(last);
+            }
+            (replies, last)
+        }
+    }
 }
 
 impl CommandHandler for KvServer {
@@ -43,5 +69,17 @@ impl CommandHandler for KvServer {
         args: Vec<Bytes>,
     ) -> impl Future<Output = (Reply, Option<DurabilityTicket>)> + Send + 'a {
         KvServer::execute_deferred(self, session, args)
+    }
+
+    fn joins_write_group(&self, session: &Session, args: &[Bytes]) -> bool {
+        KvServer::joins_write_group(self, session, args)
+    }
+
+    fn execute_write_group<'a>(
+        &'a self,
+        session: &'a mut Session,
+        requests: Vec<Vec<Bytes>>,
+    ) -> impl Future<Output = (Vec<Reply>, Option<DurabilityTicket>)> + Send + 'a {
+        KvServer::execute_write_group(self, session, requests)
     }
 }

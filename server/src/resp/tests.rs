@@ -725,3 +725,60 @@ async fn pipelined_writes_share_one_sync_and_keep_order() {
     assert!(syncs < 20, "{syncs} syncs for one pipeline of 102 writes");
     conn.abort();
 }
+
+/// Consecutive writes of a pipeline run as one group: far fewer commits than writes, even when
+/// large values make the pipeline arrive in many reads; a failing write inside the group
+/// answers its own error and the others still apply; replies keep request order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pipeline_of_writes_commits_as_a_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = kv_server(dir.path());
+    let registry = std::sync::Arc::new(orcinus_kv::session::ClientRegistry::default());
+    let session = registry.register("test".into(), "test".into(), true);
+    let (client, server_side) = tokio::io::duplex(1024 * 1024);
+    let settings = std::sync::Arc::new(RespSettings::default());
+    let conn = tokio::spawn(super::connection::run(
+        server_side,
+        server.clone(),
+        settings,
+        session,
+    ));
+    let value = "x".repeat(16 * 1024);
+    let mut requests = Vec::new();
+    let mut expected = String::new();
+    for i in 0..32 {
+        requests.extend_from_slice(
+            format!(
+                "*3\r\n$3\r\nSET\r\n${}\r\nk{i:02}\r\n${}\r\n{value}\r\n",
+                3,
+                value.len()
+            )
+            .as_bytes(),
+        );
+        expected.push_str("+OK\r\n");
+        if i == 10 {
+            requests.extend_from_slice(b"INCR k00\r\nHSET k01 f v\r\nAPPEND k02 y\r\n");
+            expected.push_str("-ERR value is not an integer or out of range\r\n");
+            expected
+                .push_str("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n");
+            expected.push_str(&format!(":{}\r\n", value.len() + 1));
+        }
+    }
+    requests.extend_from_slice(b"STRLEN k02\r\nSTRLEN k31\r\n");
+    expected.push_str(&format!(":{}\r\n:{}\r\n", value.len() + 1, value.len()));
+    let commits_before = server.store().engine().stats().commits;
+    let (mut rx, mut tx) = tokio::io::split(client);
+    tx.write_all(&requests).await.unwrap();
+    let mut got = vec![0u8; expected.len()];
+    tokio::time::timeout(Duration::from_secs(20), rx.read_exact(&mut got))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&got), expected);
+    let commits = server.store().engine().stats().commits - commits_before;
+    assert!(
+        commits <= 4,
+        "{commits} commits for one pipeline of 33 writes"
+    );
+    conn.abort();
+}

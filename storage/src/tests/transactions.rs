@@ -151,3 +151,58 @@ fn concurrent_increments_are_not_lost() {
     let v = engine.get(&ks, b"ctr").unwrap().unwrap();
     assert_eq!(u64::from_be_bytes(v.as_ref().try_into().unwrap()), 320);
 }
+
+#[test]
+fn rollback_to_a_savepoint_undoes_only_the_later_writes() {
+    let rt = rt();
+    let (_dir, engine) = open_temp();
+    let ks = engine.keyspace("t").unwrap();
+    rt.block_on(async {
+        put_committed(&engine, &ks, b"a", b"old").await;
+        let mut txn = engine.begin();
+        txn.put(&ks, b"a", b"1".as_slice()).await.unwrap();
+        let first = txn.savepoint();
+        txn.put(&ks, b"a", b"2".as_slice()).await.unwrap();
+        txn.put(&ks, b"b", b"2".as_slice()).await.unwrap();
+        let second = txn.savepoint();
+        assert_eq!(txn.writes_since(first), 2);
+        assert_eq!(txn.writes_since(second), 0);
+        txn.delete(&ks, b"a").await.unwrap();
+        txn.rollback_to(second);
+        assert_eq!(txn.get(&ks, b"a").unwrap().unwrap().to_vec(), b"2");
+        txn.rollback_to(first);
+        assert_eq!(txn.get(&ks, b"a").unwrap().unwrap().to_vec(), b"1");
+        assert!(txn.get(&ks, b"b").unwrap().is_none());
+        txn.put(&ks, b"c", b"3".as_slice()).await.unwrap();
+        txn.commit().await.unwrap();
+        assert_eq!(engine.get(&ks, b"a").unwrap().unwrap().to_vec(), b"1");
+        assert!(engine.get(&ks, b"b").unwrap().is_none());
+        assert_eq!(engine.get(&ks, b"c").unwrap().unwrap().to_vec(), b"3");
+    });
+}
+
+#[test]
+fn a_transaction_that_does_not_wait_fails_at_once_and_locks_nothing() {
+    let rt = rt();
+    let (_dir, engine) = open_temp();
+    let ks = engine.keyspace("t").unwrap();
+    rt.block_on(async {
+        let mut holder = engine.begin();
+        holder.put(&ks, b"x", b"h".as_slice()).await.unwrap();
+        let mut other = engine.begin();
+        other.set_lock_wait(false);
+        other.put(&ks, b"y", b"o".as_slice()).await.unwrap();
+        let started = std::time::Instant::now();
+        let refused = other.put(&ks, b"x", b"o".as_slice()).await;
+        assert!(
+            matches!(refused, Err(StorageError::WouldWait)),
+            "{refused:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(1));
+        holder.commit().await.unwrap();
+        other.put(&ks, b"x", b"o".as_slice()).await.unwrap();
+        other.commit().await.unwrap();
+        assert_eq!(engine.get(&ks, b"x").unwrap().unwrap().to_vec(), b"o");
+        assert_eq!(engine.stats().locked_keys, 0);
+    });
+}
