@@ -27,7 +27,12 @@ pub struct StorageConfig {
     pub sync: SyncPolicy,
     /// Block cache size in bytes.
     pub cache_size_bytes: u64,
-    /// Memtable size per keyspace in bytes (flush trigger).
+    /// Memtable size per keyspace in bytes (flush trigger). The memtable keeps every version
+    /// of a key until it is flushed (the flush drops versions no snapshot can see), and a range
+    /// scan steps over each of them: under skewed updates (sysbench's default `special`
+    /// distribution) the hot rows pile up versions, so a smaller memtable makes range reads
+    /// cheaper at the cost of more frequent flushes. Against 32 MiB, 8 MiB raised
+    /// `oltp_read_write` QPS by a third without a clear cost to `oltp_write_only`.
     pub memtable_bytes: u64,
     /// Capacity of each point cache (latest values of recently used keys of the keyspaces
     /// opened with one, e.g. the Redis key metadata), in bytes.
@@ -42,7 +47,7 @@ impl Default for StorageConfig {
             path: PathBuf::from("orcinus-data"),
             sync: SyncPolicy::Always,
             cache_size_bytes: 256 * 1024 * 1024,
-            memtable_bytes: 32 * 1024 * 1024,
+            memtable_bytes: 8 * 1024 * 1024,
             point_cache_bytes: 256 * 1024 * 1024,
             lock_wait_timeout_ms: 50_000,
         }
