@@ -22,6 +22,7 @@ use super::RespSettings;
 use super::decoder::{DecodeLimits, RequestDecoder};
 use super::encoder::encode;
 use super::handler::CommandHandler;
+use super::reply_buffer::ReplyBuffer;
 use orcinus_kv::bytes::BytesMut;
 use orcinus_kv::command_table::may_block;
 use orcinus_kv::{Bytes, KvError, Reply, Session};
@@ -86,7 +87,7 @@ where
                 }
                 reply
             };
-            let before = outbox.bytes.len();
+            let (before, mark) = (outbox.bytes.len(), outbox.bytes.mark());
             encode(&reply, session.protocol, &mut outbox.bytes);
             if outbox.bytes.len() - before > output_limit {
                 tracing::warn!(
@@ -94,7 +95,7 @@ where
                     "closing RESP client: reply of {} bytes exceeds client_output_buffer_limit",
                     outbox.bytes.len() - before
                 );
-                outbox.bytes.truncate(before);
+                outbox.bytes.truncate(mark);
                 outbox.settle(&session).await;
                 return close(&mut stream, &outbox.bytes).await;
             }
@@ -129,7 +130,7 @@ where
 /// Encoded replies not yet written, and the durability ticket of the last write among them.
 #[derive(Default)]
 struct Outbox {
-    bytes: Vec<u8>,
+    bytes: ReplyBuffer,
     ticket: Option<DurabilityTicket>,
 }
 
@@ -143,7 +144,7 @@ impl Outbox {
         match ticket.wait().await {
             Ok(()) => true,
             Err(e) => {
-                self.bytes.clear();
+                self.bytes.clear(READ_CHUNK);
                 let text = KvError::from(e).to_reply_text();
                 encode(&Reply::Error(text), session.protocol, &mut self.bytes);
                 false
@@ -164,11 +165,9 @@ impl Outbox {
         if !self.settle(session).await {
             return Ok(false);
         }
-        stream.write_all(&self.bytes).await?;
-        self.bytes.clear();
-        if self.bytes.capacity() > 4 * FLUSH_THRESHOLD {
-            self.bytes.shrink_to(READ_CHUNK);
-        }
+        self.bytes.write_to(stream).await?;
+        // A huge reply's buffer is not kept for the life of the connection.
+        self.bytes.clear(4 * FLUSH_THRESHOLD);
         Ok(true)
     }
 
@@ -221,9 +220,9 @@ where
     }
 }
 
-async fn close<S: AsyncWrite + Unpin>(stream: &mut S, output: &[u8]) -> std::io::Result<()> {
+async fn close<S: AsyncWrite + Unpin>(stream: &mut S, output: &ReplyBuffer) -> std::io::Result<()> {
     if !output.is_empty() {
-        stream.write_all(output).await?;
+        output.write_to(stream).await?;
     }
     stream.shutdown().await
 }
