@@ -144,7 +144,7 @@ impl Outbox {
         match ticket.wait().await {
             Ok(()) => true,
             Err(e) => {
-                self.bytes.clear(READ_CHUNK);
+                self.bytes.clear(4 * FLUSH_THRESHOLD, READ_CHUNK);
                 let text = KvError::from(e).to_reply_text();
                 encode(&Reply::Error(text), session.protocol, &mut self.bytes);
                 false
@@ -167,7 +167,7 @@ impl Outbox {
         }
         self.bytes.write_to(stream).await?;
         // A huge reply's buffer is not kept for the life of the connection.
-        self.bytes.clear(4 * FLUSH_THRESHOLD);
+        self.bytes.clear(4 * FLUSH_THRESHOLD, READ_CHUNK);
         Ok(true)
     }
 

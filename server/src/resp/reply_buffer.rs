@@ -85,13 +85,17 @@ impl ReplyBuffer {
     }
 
     /// Drops everything, keeping the inline buffer's allocation unless it grew past
-    /// `keep_capacity` (then it shrinks to that).
-    pub fn clear(&mut self, keep_capacity: usize) {
+    /// `shrink_above` bytes (then it shrinks to `shrink_to`).
+    pub fn clear(&mut self, shrink_above: usize, shrink_to: usize) {
         self.inline.clear();
         self.shared.clear();
         self.shared_len = 0;
-        if self.inline.capacity() > keep_capacity {
-            self.inline.shrink_to(keep_capacity);
+        if self.inline.capacity() > shrink_above {
+            self.inline.shrink_to(shrink_to);
+        }
+        // Shared payloads are at least SHARE_MIN bytes each: the same bound, in entries.
+        if self.shared.capacity() > shrink_above / SHARE_MIN {
+            self.shared.shrink_to(shrink_to / SHARE_MIN);
         }
     }
 
@@ -281,7 +285,7 @@ mod tests {
         buffer.put(b"\r\n");
         buffer.truncate(mark);
         assert_eq!(buffer.to_vec(), expected);
-        buffer.clear(16);
+        buffer.clear(16, 16);
         assert!(buffer.is_empty());
         assert!(buffer.to_vec().is_empty());
     }
