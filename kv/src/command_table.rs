@@ -458,10 +458,38 @@ pub fn may_block(args: &[bytes::Bytes]) -> bool {
 /// Longest name [`lookup`] can find (longer names are unknown commands).
 const LONGEST_NAME: usize = 32;
 
+/// FNV-1a: command names are short and the table is fixed, so a keyed hash buys nothing here
+/// (a name that is not in the table only misses) and costs more than the rest of the lookup.
+#[derive(Clone, Copy, Default)]
+struct NameHasher(u64);
+
+impl std::hash::Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+}
+
+type NameMap = std::collections::HashMap<
+    &'static [u8],
+    &'static CommandSpec,
+    std::hash::BuildHasherDefault<NameHasher>,
+>;
+
 /// The table indexed by (lowercase) name, built on first use.
-static BY_NAME: std::sync::LazyLock<
-    std::collections::HashMap<&'static [u8], &'static CommandSpec>,
-> = std::sync::LazyLock::new(|| COMMANDS.iter().map(|c| (c.name.as_bytes(), c)).collect());
+static BY_NAME: std::sync::LazyLock<NameMap> =
+    std::sync::LazyLock::new(|| COMMANDS.iter().map(|c| (c.name.as_bytes(), c)).collect());
 
 /// Looks a command up by name (case-insensitive): one hash lookup, no allocation.
 #[must_use]

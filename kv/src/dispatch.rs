@@ -138,7 +138,11 @@ impl KvServer {
             }
             _ => self.run(session, spec, &args).await,
         };
-        session.sync_entry();
+        // Data commands run in a transaction and change no session state (db, protocol, name,
+        // MULTI); everything else may.
+        if !is_data_command(spec) {
+            session.sync_entry();
+        }
         result.unwrap_or_else(|e| (Reply::Error(e.to_reply_text()), None))
     }
 

@@ -218,6 +218,21 @@ pub fn meta_key(db: u8, key: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Runs `f` on the `kv_meta` key of (`db`, `key`), built on the stack when it is short (a
+/// point read needs no allocation for it).
+pub fn with_meta_key<R>(db: u8, key: &[u8], f: impl FnOnce(&[u8]) -> R) -> R {
+    let mut stack = [0u8; 64];
+    match stack.get_mut(..=key.len()) {
+        Some(buf) => {
+            let (first, rest) = buf.split_at_mut(1);
+            first.fill(db);
+            rest.copy_from_slice(key);
+            f(buf)
+        }
+        None => f(&meta_key(db, key)),
+    }
+}
+
 /// The user key of a `kv_meta` key (drops the db byte).
 #[must_use]
 pub fn user_key_of_meta(meta_key: &[u8]) -> &[u8] {
@@ -277,6 +292,18 @@ pub fn decode_data_key(raw: &[u8]) -> KvResult<DataKey<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stack_meta_key_equals_meta_key() {
+        for len in [0, 1, 62, 63, 64, 65, 300] {
+            let key = vec![b'k'; len];
+            assert_eq!(
+                with_meta_key(7, &key, <[u8]>::to_vec),
+                meta_key(7, &key),
+                "{len}"
+            );
+        }
+    }
 
     #[test]
     fn meta_round_trips() {

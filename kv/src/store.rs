@@ -9,7 +9,7 @@
 //!   `commit_deferred`'s ticket resolves then.
 
 use crate::error::KvResult;
-use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta};
+use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta, with_meta_key};
 use bytes::Bytes;
 use orcinus_storage::{
     Direction, DurabilityTicket, Engine, Keyspace, Savepoint, ScanIter, Slice, Transaction,
@@ -157,7 +157,8 @@ impl Store {
         key: &[u8],
         now_ms: u64,
     ) -> KvResult<Option<(Meta, Slice)>> {
-        let Some(raw) = self.engine.get(&self.meta, &meta_key(db, key))? else {
+        let raw = with_meta_key(db, key, |mkey| self.engine.get(&self.meta, mkey))?;
+        let Some(raw) = raw else {
             return Ok(None);
         };
         let meta = Meta::decode_header(&raw)?;

@@ -26,6 +26,7 @@ use super::RespSettings;
 use super::decoder::{DecodeLimits, RequestDecoder};
 use super::encoder::encode;
 use super::handler::CommandHandler;
+use super::reply_buffer::ReplyBuffer;
 use orcinus_kv::bytes::BytesMut;
 use orcinus_kv::command_table::may_block;
 use orcinus_kv::{Bytes, KvError, Reply, Session};
@@ -238,7 +239,7 @@ impl WriteGroup {
 /// Encoded replies not yet written, and the durability ticket of the last write among them.
 #[derive(Default)]
 struct Outbox {
-    bytes: Vec<u8>,
+    bytes: ReplyBuffer,
     ticket: Option<DurabilityTicket>,
 }
 
@@ -246,7 +247,7 @@ impl Outbox {
     /// Encodes `reply`. `false` if it alone exceeds `output_limit`: it is dropped and the
     /// connection must close.
     fn push(&mut self, reply: &Reply, session: &Session, output_limit: usize) -> bool {
-        let before = self.bytes.len();
+        let (before, mark) = (self.bytes.len(), self.bytes.mark());
         encode(reply, session.protocol, &mut self.bytes);
         if self.bytes.len() - before > output_limit {
             tracing::warn!(
@@ -254,7 +255,7 @@ impl Outbox {
                 "closing RESP client: reply of {} bytes exceeds client_output_buffer_limit",
                 self.bytes.len() - before
             );
-            self.bytes.truncate(before);
+            self.bytes.truncate(mark);
             return false;
         }
         true
@@ -269,7 +270,7 @@ impl Outbox {
         match ticket.wait().await {
             Ok(()) => true,
             Err(e) => {
-                self.bytes.clear();
+                self.bytes.clear(4 * FLUSH_THRESHOLD, READ_CHUNK);
                 let text = KvError::from(e).to_reply_text();
                 encode(&Reply::Error(text), session.protocol, &mut self.bytes);
                 false
@@ -290,11 +291,9 @@ impl Outbox {
         if !self.settle(session).await {
             return Ok(false);
         }
-        stream.write_all(&self.bytes).await?;
-        self.bytes.clear();
-        if self.bytes.capacity() > 4 * FLUSH_THRESHOLD {
-            self.bytes.shrink_to(READ_CHUNK);
-        }
+        self.bytes.write_to(stream).await?;
+        // A huge reply's buffer is not kept for the life of the connection.
+        self.bytes.clear(4 * FLUSH_THRESHOLD, READ_CHUNK);
         Ok(true)
     }
 
@@ -347,9 +346,9 @@ where
     }
 }
 
-async fn close<S: AsyncWrite + Unpin>(stream: &mut S, output: &[u8]) -> std::io::Result<()> {
+async fn close<S: AsyncWrite + Unpin>(stream: &mut S, output: &ReplyBuffer) -> std::io::Result<()> {
     if !output.is_empty() {
-        stream.write_all(output).await?;
+        output.write_to(stream).await?;
     }
     stream.shutdown().await
 }

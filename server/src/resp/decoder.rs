@@ -61,13 +61,26 @@ fn line_end(buf: &[u8]) -> Option<usize> {
     buf.iter().position(|&b| b == b'\n')
 }
 
+/// The decimal integer of a `*N` / `$N` header line (after the prefix): an optional `-` and
+/// ASCII digits, nothing else (no `+`, no spaces), within `i64`.
 fn parse_header_int(line: &[u8]) -> Option<i64> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
-    let text = std::str::from_utf8(line).ok()?;
-    if text.is_empty() || text.starts_with('+') || text.contains(char::is_whitespace) {
+    let (negative, digits) = match line.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, line),
+    };
+    if digits.is_empty() {
         return None;
     }
-    text.parse().ok()
+    // Accumulated as a negative number so that i64::MIN parses.
+    let mut n: i64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_sub(i64::from(d - b'0'))?;
+    }
+    if negative { Some(n) } else { n.checked_neg() }
 }
 
 impl RequestDecoder {
@@ -326,5 +339,50 @@ pub fn split_inline_args(line: &[u8]) -> Option<Vec<Bytes>> {
             }
         }
         args.push(Bytes::from(current));
+    }
+}
+
+#[cfg(test)]
+mod header_int_tests {
+    use super::parse_header_int;
+
+    #[test]
+    fn header_integers_parse_like_i64_without_plus_or_spaces() {
+        for text in [
+            "0",
+            "7",
+            "-1",
+            "0012",
+            "9223372036854775807",
+            "-9223372036854775808",
+        ] {
+            let with_cr = format!("{text}\r");
+            assert_eq!(
+                parse_header_int(text.as_bytes()),
+                text.parse().ok(),
+                "{text}"
+            );
+            assert_eq!(
+                parse_header_int(with_cr.as_bytes()),
+                text.parse().ok(),
+                "{text}"
+            );
+        }
+        for text in [
+            "",
+            "\r",
+            "-",
+            "+1",
+            " 1",
+            "1 ",
+            "1\r\r",
+            "9223372036854775808",
+            "-9223372036854775809",
+            "1a",
+            "--1",
+            "\u{663}",
+        ] {
+            assert_eq!(parse_header_int(text.as_bytes()), None, "{text:?}");
+        }
     }
 }

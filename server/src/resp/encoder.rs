@@ -5,48 +5,116 @@
 //! `1.5`, `1e+20`, `inf`, `-inf`, `nan`): RESP2 `$3\r\n1.5`, RESP3 `,1.5`. Simple strings and
 //! errors never carry CR/LF (they are replaced by spaces), so a reply can never break framing.
 
+use super::reply_buffer::ReplyBuffer;
 use orcinus_kv::score::format_score;
-use orcinus_kv::{Protocol, Reply};
-use std::io::Write as _;
+use orcinus_kv::{Bytes, Protocol, Reply};
 
-fn line(out: &mut Vec<u8>, prefix: u8, text: &str) {
-    out.push(prefix);
-    out.extend(
-        text.bytes()
-            .map(|b| if b == b'\r' || b == b'\n' { b' ' } else { b }),
-    );
-    out.extend_from_slice(b"\r\n");
+/// Where encoded bytes go.
+pub trait Sink {
+    /// Appends bytes.
+    fn put(&mut self, bytes: &[u8]);
+    /// Appends one byte.
+    fn put_byte(&mut self, byte: u8);
+    /// Appends a bulk payload (a sink may keep a reference instead of copying).
+    fn put_payload(&mut self, payload: &Bytes) {
+        self.put(payload);
+    }
 }
 
-fn header(out: &mut Vec<u8>, prefix: u8, n: usize) {
-    out.push(prefix);
-    // Formatted straight into the buffer (writing to a Vec cannot fail).
-    let _ = write!(out, "{n}");
-    out.extend_from_slice(b"\r\n");
+impl Sink for Vec<u8> {
+    fn put(&mut self, bytes: &[u8]) {
+        self.extend_from_slice(bytes);
+    }
+    fn put_byte(&mut self, byte: u8) {
+        self.push(byte);
+    }
 }
 
-fn bulk(out: &mut Vec<u8>, bytes: &[u8]) {
+impl Sink for ReplyBuffer {
+    fn put(&mut self, bytes: &[u8]) {
+        ReplyBuffer::put(self, bytes);
+    }
+    fn put_byte(&mut self, byte: u8) {
+        ReplyBuffer::put_byte(self, byte);
+    }
+    fn put_payload(&mut self, payload: &Bytes) {
+        ReplyBuffer::put_payload(self, payload);
+    }
+}
+
+fn line(out: &mut impl Sink, prefix: u8, text: &str) {
+    out.put_byte(prefix);
+    if text.bytes().any(|b| b == b'\r' || b == b'\n') {
+        let clean: Vec<u8> = text
+            .bytes()
+            .map(|b| if b == b'\r' || b == b'\n' { b' ' } else { b })
+            .collect();
+        out.put(&clean);
+    } else {
+        out.put(text.as_bytes());
+    }
+    out.put(b"\r\n");
+}
+
+/// `prefix`, the decimal digits of `n` (with `-` if `negative`), CRLF.
+fn number_line(out: &mut impl Sink, prefix: u8, negative: bool, mut n: u64) {
+    let mut buf = [0u8; 24];
+    let mut at = buf.len();
+    for b in [b'\n', b'\r'] {
+        at -= 1;
+        if let Some(slot) = buf.get_mut(at) {
+            *slot = b;
+        }
+    }
+    loop {
+        at -= 1;
+        if let Some(slot) = buf.get_mut(at) {
+            // n % 10 < 10, so the cast cannot truncate.
+            *slot = b'0' + (n % 10) as u8;
+        }
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        if let Some(slot) = buf.get_mut(at) {
+            *slot = b'-';
+        }
+    }
+    out.put_byte(prefix);
+    out.put(buf.get(at..).unwrap_or_default());
+}
+
+fn header(out: &mut impl Sink, prefix: u8, n: usize) {
+    number_line(out, prefix, false, n as u64);
+}
+
+fn bulk_bytes(out: &mut impl Sink, bytes: &[u8]) {
     header(out, b'$', bytes.len());
-    out.extend_from_slice(bytes);
-    out.extend_from_slice(b"\r\n");
+    out.put(bytes);
+    out.put(b"\r\n");
+}
+
+fn bulk(out: &mut impl Sink, payload: &Bytes) {
+    header(out, b'$', payload.len());
+    out.put_payload(payload);
+    out.put(b"\r\n");
 }
 
 /// Appends the encoding of `reply` to `out`.
-pub fn encode(reply: &Reply, protocol: Protocol, out: &mut Vec<u8>) {
+pub fn encode(reply: &Reply, protocol: Protocol, out: &mut impl Sink) {
     let resp3 = protocol == Protocol::Resp3;
     match reply {
         Reply::Simple(text) => line(out, b'+', text),
         Reply::Error(text) => line(out, b'-', text),
-        Reply::Integer(n) => {
-            out.push(b':');
-            let _ = write!(out, "{n}");
-            out.extend_from_slice(b"\r\n");
-        }
+        Reply::Integer(n) => number_line(out, b':', *n < 0, n.unsigned_abs()),
         Reply::Bulk(bytes) => bulk(out, bytes),
-        Reply::Null if resp3 => out.extend_from_slice(b"_\r\n"),
-        Reply::Null => out.extend_from_slice(b"$-1\r\n"),
-        Reply::NullArray if resp3 => out.extend_from_slice(b"_\r\n"),
-        Reply::NullArray => out.extend_from_slice(b"*-1\r\n"),
+        Reply::Null if resp3 => out.put(b"_\r\n"),
+        Reply::Null => out.put(b"$-1\r\n"),
+        Reply::NullArray if resp3 => out.put(b"_\r\n"),
+        Reply::NullArray => out.put(b"*-1\r\n"),
         Reply::Array(items) => {
             header(out, b'*', items.len());
             for item in items {
@@ -85,15 +153,15 @@ pub fn encode(reply: &Reply, protocol: Protocol, out: &mut Vec<u8>) {
             }
         }
         Reply::Double(value) if resp3 => line(out, b',', &format_score(*value)),
-        Reply::Double(value) => bulk(out, format_score(*value).as_bytes()),
-        Reply::Boolean(b) if resp3 => out.extend_from_slice(if *b { b"#t\r\n" } else { b"#f\r\n" }),
+        Reply::Double(value) => bulk_bytes(out, format_score(*value).as_bytes()),
+        Reply::Boolean(b) if resp3 => out.put(if *b { b"#t\r\n" } else { b"#f\r\n" }),
         Reply::Boolean(b) => line(out, b':', if *b { "1" } else { "0" }),
         Reply::Verbatim(format, text) if resp3 => {
             header(out, b'=', text.len() + 4);
-            out.extend_from_slice(format.as_bytes());
-            out.push(b':');
-            out.extend_from_slice(text);
-            out.extend_from_slice(b"\r\n");
+            out.put(format.as_bytes());
+            out.put_byte(b':');
+            out.put(text);
+            out.put(b"\r\n");
         }
         Reply::Verbatim(_, text) => bulk(out, text),
     }

@@ -2,6 +2,8 @@
 //!
 //! - `decoder` turns bytes into requests (multibulk and inline, pipelined, with limits);
 //! - `encoder` turns typed replies into RESP2 / RESP3 bytes;
+//! - `reply_buffer` holds encoded replies until they are written (large values by reference,
+//!   written with vectored I/O);
 //! - `connection` runs one client: decode → `CommandHandler::execute` → encode, in order;
 //! - `handler` is the seam to the engine (`KvServer` in production, fakes in tests).
 //!
@@ -16,6 +18,7 @@ mod connection;
 mod decoder;
 mod encoder;
 mod handler;
+mod reply_buffer;
 #[cfg(test)]
 mod tests;
 

@@ -253,6 +253,18 @@ fn encodes_resp2_and_resp3() {
     assert_eq!(encoded(&map, Protocol::Resp2), "*2\r\n$1\r\na\r\n:1\r\n");
     assert_eq!(encoded(&map, Protocol::Resp3), "%1\r\n$1\r\na\r\n:1\r\n");
     assert_eq!(encoded(&Reply::Null, Protocol::Resp2), "$-1\r\n");
+    for n in [0, 7, -42, 1_234_567_890, i64::MAX, i64::MIN] {
+        assert_eq!(
+            encoded(&Reply::Integer(n), Protocol::Resp2),
+            format!(":{n}\r\n")
+        );
+    }
+    assert_eq!(encoded(&Reply::bulk(""), Protocol::Resp2), "$0\r\n\r\n");
+    let big = "v".repeat(70_000);
+    assert_eq!(
+        encoded(&Reply::bulk(&big), Protocol::Resp3),
+        format!("$70000\r\n{big}\r\n")
+    );
     assert_eq!(encoded(&Reply::Null, Protocol::Resp3), "_\r\n");
     assert_eq!(encoded(&Reply::NullArray, Protocol::Resp2), "*-1\r\n");
     assert_eq!(encoded(&Reply::Double(1.5), Protocol::Resp3), ",1.5\r\n");
