@@ -109,12 +109,14 @@ impl SessionState {
         self.warnings
     }
 
-    /// `SET autocommit = on|off`. Switching it on commits the open transaction, as MySQL does.
-    pub async fn set_autocommit(&mut self, on: bool) -> Result<(), SqlError> {
-        if on && !self.autocommit {
-            if let Some(txn) = self.txn.take() {
-                txn.commit().await?;
-            }
+    /// `SET autocommit = on|off`. Switching it on commits the open transaction (through
+    /// `catalog`), as MySQL does.
+    pub async fn set_autocommit(&mut self, on: bool, catalog: &Catalog) -> Result<(), SqlError> {
+        if on
+            && !self.autocommit
+            && let Some(txn) = self.txn.take()
+        {
+            catalog.commit_txn(txn).await?;
         }
         self.autocommit = on;
         Ok(())
@@ -158,9 +160,9 @@ impl SessionState {
         }
     }
 
-    async fn commit_open(&mut self) -> SqlResult<()> {
+    async fn commit_open(&mut self, catalog: &Catalog) -> SqlResult<()> {
         if let Some(txn) = self.txn.take() {
-            txn.commit().await?;
+            catalog.commit_txn(txn).await?;
         }
         Ok(())
     }
@@ -218,6 +220,12 @@ impl SqlExecutor {
     /// The storage engine (statements outside this file open their transactions on it).
     pub(crate) fn storage(&self) -> &Engine {
         &self.engine
+    }
+
+    /// The analytical executor (its column-cache counters).
+    #[must_use]
+    pub fn analytics(&self) -> &AnalyticsEngine {
+        &self.analytics
     }
 
     /// The catalog (metadata statements and COM_FIELD_LIST read its snapshot).
@@ -338,12 +346,12 @@ impl SqlExecutor {
         session.warnings = 0;
         match p {
             Plan::Begin => {
-                session.commit_open().await?;
+                session.commit_open(&self.catalog).await?;
                 session.txn = Some(self.engine.begin());
                 Ok(StatementResult::affected(0))
             }
             Plan::Commit => {
-                session.commit_open().await?;
+                session.commit_open(&self.catalog).await?;
                 Ok(StatementResult::affected(0))
             }
             Plan::Rollback => {
@@ -351,7 +359,7 @@ impl SqlExecutor {
                 Ok(StatementResult::affected(0))
             }
             Plan::Ddl(stmt) => {
-                session.commit_open().await?;
+                session.commit_open(&self.catalog).await?;
                 self.run_ddl(session, stmt).await
             }
             Plan::Select(_) | Plan::Insert(_) | Plan::Modify(_) | Plan::Explain(_) => {
@@ -430,7 +438,7 @@ impl SqlExecutor {
         match outcome {
             Ok((res, generated)) => {
                 if let Some(t) = local {
-                    t.commit().await?;
+                    self.catalog.commit_txn(t).await?;
                 }
                 if let Some(id) = generated {
                     session.last_insert_id = id;

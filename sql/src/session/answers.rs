@@ -95,7 +95,10 @@ impl FrontendSession {
             .collect::<SqlResult<Vec<_>>>()?;
         if let Some((_, v)) = validated.iter().rev().find(|(k, _)| k == "autocommit") {
             self.state
-                .set_autocommit(matches!(v, VariableValue::Int(i) if *i != 0))
+                .set_autocommit(
+                    matches!(v, VariableValue::Int(i) if *i != 0),
+                    self.executor.catalog(),
+                )
                 .await?;
         }
         for (key, value) in validated {
