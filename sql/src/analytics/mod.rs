@@ -15,6 +15,10 @@
 //!   the query with 3170, it never swaps to disk or takes the server down.
 //! - A table scan is split into up to [`AnalyticsConfig::target_partitions`] primary-key ranges
 //!   ([`partitions`]) read in parallel; without ORDER BY, rows come back in no defined order.
+//! - Scans outside a transaction may be served from the shared [`column_cache`] (decoded Arrow
+//!   arrays per table and column, at most [`AnalyticsConfig::column_cache_bytes`]), but only
+//!   when the query's storage snapshot sees exactly the table version the cached arrays were
+//!   decoded from ([`crate::table_versions`]); queries inside a transaction read storage.
 //! - MySQL semantics are applied by [`mysql_dialect`] only; DataFusion errors become `SqlError`
 //!   in [`errors`] only.
 

@@ -11,6 +11,7 @@
 //!   and never 0;
 //! - closing or resetting a session rolls back its open transaction.
 
+use crate::analytics::AnalyticsConfig;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -69,8 +70,18 @@ impl SqlFrontend {
         defaults: VariableDefaults,
         accounts: Arc<AccountStore>,
     ) -> SqlResult<Self> {
+        Self::open_with(storage, defaults, accounts, AnalyticsConfig::default())
+    }
+
+    /// Like [`Self::open`], with the analytical executor's settings.
+    pub fn open_with(
+        storage: orcinus_storage::Engine,
+        defaults: VariableDefaults,
+        accounts: Arc<AccountStore>,
+        analytics: AnalyticsConfig,
+    ) -> SqlResult<Self> {
         Ok(Self {
-            executor: SqlExecutor::open(storage)?,
+            executor: SqlExecutor::open_with(storage, analytics)?,
             accounts,
             defaults,
             counters: Arc::new(ServerCounters {
