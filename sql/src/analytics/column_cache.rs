@@ -14,9 +14,9 @@
 //! does a query whose snapshot was taken while a commit to the table was being applied.
 //!
 //! Filling: a full-table scan (no primary-key restriction, no LIMIT) that misses decodes the
-//! columns it needs plus every fixed-width column (numbers, dates) not cached yet, in one pass,
-//! in parallel over primary-key ranges, and inserts them (one build at a time). Other scans
-//! that miss read storage as before.
+//! columns it needs plus every compact column (numbers, dates, strings of at most 32
+//! characters) not cached yet, in one pass, in parallel over primary-key ranges, and inserts
+//! them (one build at a time). Other scans that miss read storage as before.
 //!
 //! Memory: entries are bounded by `budget` bytes (Arrow buffer sizes); inserting evicts whole
 //! tables, least recently used first; a table larger than the budget is used by the query
@@ -139,11 +139,18 @@ pub struct CacheUse {
     pub version: u64,
 }
 
-fn is_fixed_width(ty: SqlType) -> bool {
-    !matches!(
-        ty,
-        SqlType::Char { .. } | SqlType::Varchar { .. } | SqlType::Text | SqlType::Blob
-    )
+/// Longest declared string length decoded on a miss without being asked for.
+const SHORT_STRING: u32 = 32;
+
+/// True for the columns a build decodes even when the query does not need them: numbers,
+/// dates and short strings (codes, names, flags), which later queries are likely to need and
+/// which cost little memory; long text waits until a query asks for it.
+fn is_compact(ty: SqlType) -> bool {
+    match ty {
+        SqlType::Char { len } | SqlType::Varchar { len } => len <= SHORT_STRING,
+        SqlType::Text | SqlType::Blob => false,
+        _ => true,
+    }
 }
 
 impl ColumnCache {
@@ -229,7 +236,7 @@ impl ColumnCache {
             .types
             .iter()
             .enumerate()
-            .filter(|(c, ty)| cols.contains(c) || is_fixed_width(**ty))
+            .filter(|(c, ty)| cols.contains(c) || is_compact(**ty))
             .map(|(c, _)| c)
             .filter(|c| base.as_ref().is_none_or(|b| !b.columns.contains_key(c)))
             .collect();
