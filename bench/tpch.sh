@@ -7,6 +7,10 @@
 # every Orcinus answer against DataFusion's (bench/tpch_compare.py: row by row, numeric
 # tolerance) and print a markdown table of times, ratios and checks with totals.
 #
+# One server process runs the queries in order, so a table's first scan decodes it into the
+# analytical column cache and later queries read the cached columns (as any repeated workload
+# would); an ORCINUS_CONFIG with `[mysql] analytics_column_cache_bytes = 0` measures without it.
+#
 # Q11's FRACTION is set to 0.0001/SF in both query sets (the files carry the SF 0.01 value).
 # Orcinus times are wall-clock around one `mariadb` client run (client start-up included, a few
 # ms); peer times are best of PEER_RUNS in-process runs, planning and fetch included.

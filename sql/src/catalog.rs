@@ -13,6 +13,7 @@
 
 use crate::codec::key;
 use crate::error::{SqlError, SqlResult};
+use crate::table_versions::TableVersions;
 use crate::types::{Datum, SqlType};
 use orcinus_storage::{Direction, Engine, Keyspace, WriteBatch};
 use parking_lot::RwLock;
@@ -159,6 +160,8 @@ pub struct Catalog {
     /// Serializes DDL (held across the durable commit of a change).
     pub ddl_lock: tokio::sync::Mutex<()>,
     counters: parking_lot::Mutex<HashMap<u32, Arc<AtomicU64>>>,
+    /// Commit counters per table (column-cache coherence, `table_versions.rs`).
+    versions: Arc<TableVersions>,
 }
 
 fn encode_record<T: Serialize>(value: &T) -> SqlResult<Vec<u8>> {
@@ -218,6 +221,7 @@ impl Catalog {
             current: RwLock::new(Arc::new(CatalogSnapshot::default())),
             ddl_lock: tokio::sync::Mutex::new(()),
             counters: parking_lot::Mutex::new(HashMap::new()),
+            versions: Arc::new(TableVersions::default()),
         };
         let snap = engine.snapshot();
         let mut state = CatalogSnapshot::default();
@@ -422,6 +426,36 @@ impl Catalog {
     pub async fn commit(&self, batch: WriteBatch) -> SqlResult<()> {
         batch.commit().await?;
         Ok(())
+    }
+
+    /// Commits a DDL batch that deletes the rows of `tables` durably (DROP, TRUNCATE), counting
+    /// a new version of each.
+    pub async fn commit_dropping(&self, batch: WriteBatch, tables: &[u32]) -> SqlResult<()> {
+        self.versions.commit_batch(batch, tables).await
+    }
+
+    /// Commits a SQL transaction durably, counting a new version of every table whose rows it
+    /// writes. Every commit of row writes goes through here (see `table_versions.rs`).
+    pub async fn commit_txn(&self, txn: orcinus_storage::Transaction) -> SqlResult<()> {
+        self.versions.commit(&self.data, txn).await
+    }
+
+    /// The per-table commit counters.
+    #[must_use]
+    pub fn versions(&self) -> &Arc<TableVersions> {
+        &self.versions
+    }
+
+    /// A consistent storage snapshot and the table versions it sees exactly (see
+    /// `table_versions.rs`).
+    #[must_use]
+    pub fn versioned_snapshot(
+        &self,
+    ) -> (
+        orcinus_storage::Snapshot,
+        crate::table_versions::SnapshotVersions,
+    ) {
+        self.versions.snapshot(&self.engine)
     }
 
     /// A consistent storage snapshot (for DDL that reads data).

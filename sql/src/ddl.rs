@@ -712,7 +712,8 @@ pub async fn drop_tables(
             tables.remove(&t.def.name);
         }
     }
-    catalog.commit(batch).await?;
+    let ids: Vec<u32> = found.iter().map(|t| t.def.id).collect();
+    catalog.commit_dropping(batch, &ids).await?;
     for t in &found {
         catalog.forget_counter(t.def.id);
     }
@@ -742,7 +743,7 @@ pub async fn truncate(
         ix.id = first + 1 + u32::try_from(i).unwrap_or(0);
     }
     catalog.put_table(&mut batch, &def)?;
-    catalog.commit(batch).await?;
+    catalog.commit_dropping(batch, &[table.def.id]).await?;
     catalog.forget_counter(table.def.id);
     let mut next = (*snap).clone();
     next.dbs
@@ -798,7 +799,8 @@ pub async fn drop_database(
     catalog.delete_database(&mut batch, name)?;
     let mut next = (*snap).clone();
     crate::analytics::views::forget_database(catalog, &mut batch, &mut next, name)?;
-    catalog.commit(batch).await?;
+    let ids: Vec<u32> = tables.values().map(|t| t.def.id).collect();
+    catalog.commit_dropping(batch, &ids).await?;
     for t in tables.values() {
         catalog.forget_counter(t.def.id);
     }

@@ -221,13 +221,14 @@ impl SessionState {
         self.warnings
     }
 
-    /// `SET autocommit = on|off`. Switching it on commits the open transaction, as MySQL does.
-    pub async fn set_autocommit(&mut self, on: bool) -> Result<(), SqlError> {
+    /// `SET autocommit = on|off`. Switching it on commits the open transaction (through
+    /// `catalog`), as MySQL does.
+    pub async fn set_autocommit(&mut self, on: bool, catalog: &Catalog) -> Result<(), SqlError> {
         if on
             && !self.autocommit
             && let Some(txn) = self.txn.take()
         {
-            txn.commit().await?;
+            catalog.commit_txn(txn).await?;
         }
         self.autocommit = on;
         Ok(())
@@ -296,9 +297,9 @@ impl SessionState {
         }
     }
 
-    async fn commit_open(&mut self) -> SqlResult<()> {
+    async fn commit_open(&mut self, catalog: &Catalog) -> SqlResult<()> {
         if let Some(txn) = self.txn.take() {
-            txn.commit().await?;
+            catalog.commit_txn(txn).await?;
         }
         Ok(())
     }
@@ -358,6 +359,12 @@ impl SqlExecutor {
         &self.engine
     }
 
+    /// The analytical executor (its column-cache counters).
+    #[must_use]
+    pub fn analytics(&self) -> &AnalyticsEngine {
+        &self.analytics
+    }
+
     /// The catalog (metadata statements and COM_FIELD_LIST read its snapshot).
     #[must_use]
     pub fn catalog(&self) -> &Catalog {
@@ -413,7 +420,7 @@ impl SqlExecutor {
         session: &mut SessionState,
         characteristics: TxnCharacteristics,
     ) -> SqlResult<()> {
-        session.commit_open().await?;
+        session.commit_open(&self.catalog).await?;
         let txn = session.begin_transaction(&self.engine, characteristics);
         session.txn = Some(txn);
         Ok(())
@@ -494,7 +501,7 @@ impl SqlExecutor {
                 Ok(StatementResult::affected(0))
             }
             Plan::Commit => {
-                session.commit_open().await?;
+                session.commit_open(&self.catalog).await?;
                 Ok(StatementResult::affected(0))
             }
             Plan::Rollback => {
@@ -506,7 +513,7 @@ impl SqlExecutor {
                 if changes_data && session.read_only_now() {
                     return Err(SqlError::ReadOnlyTransaction);
                 }
-                session.commit_open().await?;
+                session.commit_open(&self.catalog).await?;
                 self.run_ddl(session, stmt).await
             }
             Plan::Select(_) | Plan::Insert(_) | Plan::Modify(_) | Plan::Explain(_) => {
@@ -589,7 +596,7 @@ impl SqlExecutor {
         match outcome {
             Ok((res, generated)) => {
                 if let Some(t) = local {
-                    t.commit().await?;
+                    self.catalog.commit_txn(t).await?;
                 }
                 if let Some(id) = generated {
                     session.last_insert_id = id;

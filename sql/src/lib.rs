@@ -34,6 +34,7 @@ pub mod session;
 pub mod show;
 mod sql_text;
 pub mod stmt_ctx;
+pub mod table_versions;
 pub mod types;
 pub mod value;
 pub mod write;

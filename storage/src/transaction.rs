@@ -30,8 +30,8 @@ use std::cmp::Ordering;
 use std::collections::BTreeMap;
 use std::iter::Peekable;
 use std::ops::Bound;
-use std::time::Duration;
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// Iteration order for [`Transaction::scan`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -254,6 +254,18 @@ impl Transaction {
                 });
             }
         }
+    }
+
+    /// The first key at or after `from` that this transaction has written in `ks` (put or
+    /// delete, not yet committed), if any. Lets a caller enumerate the key families a commit
+    /// touches without copying the write set.
+    #[must_use]
+    pub fn first_written_key(&self, ks: &Keyspace, from: &[u8]) -> Option<&[u8]> {
+        let w = self.writes.get(&ks.id)?;
+        w.map
+            .range::<[u8], _>((Bound::Included(from), Bound::Unbounded))
+            .next()
+            .map(|(k, _)| k.as_slice())
     }
 
     /// Locks `key` and sets it to `value` in the write set.

@@ -33,6 +33,7 @@ mod stats;
 #[cfg(test)]
 mod tests;
 
+use orcinus_sql::analytics::AnalyticsConfig;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -76,6 +77,10 @@ pub struct MysqlSettings {
     /// relative to the data directory; `"NULL"` disables server-side loads, `""` allows any
     /// file. The default, `mysql-files`, is created inside the data directory on start.
     pub secure_file_priv: String,
+    /// Bytes of decoded table columns the analytical executor keeps in memory between queries
+    /// (its column cache; 0 turns it off). Unset: an eighth of physical memory, at least
+    /// 256 MiB.
+    pub analytics_column_cache_bytes: Option<u64>,
 }
 
 impl Default for MysqlSettings {
@@ -89,6 +94,7 @@ impl Default for MysqlSettings {
             net_write_timeout_secs: 60,
             local_infile: true,
             secure_file_priv: "mysql-files".to_owned(),
+            analytics_column_cache_bytes: None,
         }
     }
 }
@@ -139,7 +145,11 @@ pub fn open_sql(
         local_infile: settings.local_infile,
         secure_file_priv,
     };
-    SqlFrontend::open(storage, defaults, accounts)
+    let mut analytics = AnalyticsConfig::default();
+    if let Some(bytes) = settings.analytics_column_cache_bytes {
+        analytics.column_cache_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+    }
+    SqlFrontend::open_with(storage, defaults, accounts, analytics)
 }
 
 /// The `secure_file_priv` directory: `None` for "NULL", an empty path for "" (any file), else

@@ -28,8 +28,8 @@ Usage: orcinus tpch --sf N [OPTIONS]
 
 Generates TPC-H data (tpchgen, identical to dbgen) at scale factor N and loads it into the data
 directory through the SQL engine: CREATE DATABASE, the 8 tables with their primary keys, then
-multi-row INSERTs committed in large transactions. The server must not be running on the
-directory; start it afterwards. Progress is printed to stderr.
+multi-row INSERTs committed in large transactions, one session per core. The server must not be
+running on the directory; start it afterwards. Progress is printed to stderr.
 
 Options:
       --sf N             scale factor from 0.01 to 1000, e.g. 0.01, 0.1, 1 (required)
@@ -139,8 +139,12 @@ fn check_database_name(name: String) -> Result<String, String> {
 /// Runs the load described by `args`, reporting to stderr.
 pub fn run(args: &TpchArgs) -> Result<(), ServerError> {
     let config = Config::from_cli(&args.overrides)?;
+    // One load task per core (the SQL write path is CPU-bound), at least two.
+    let workers = std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .max(2);
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(workers)
         .enable_all()
         .thread_name("orcinus-tpch")
         .build()
@@ -151,6 +155,7 @@ pub fn run(args: &TpchArgs) -> Result<(), ServerError> {
         database: args.database.clone(),
         rows_per_insert: 1000,
         rows_per_commit: 100_000,
+        parts: workers,
     };
     let started = Instant::now();
     let outcome = runtime.block_on(async {

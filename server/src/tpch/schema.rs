@@ -24,7 +24,7 @@ pub enum Kind {
 use Kind::{Number as N, Text as T};
 
 /// One TPC-H table.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct TableSpec {
     /// Table name (lower case, as the queries spell it).
     pub name: &'static str,
@@ -35,7 +35,7 @@ pub struct TableSpec {
 }
 
 /// All eight tables, in load order.
-pub const TABLES: [TableSpec; 8] = [
+pub static TABLES: [TableSpec; 8] = [
     TableSpec {
         name: "region",
         ddl: "CREATE TABLE region (r_regionkey INTEGER NOT NULL, r_name CHAR(25) NOT NULL, \
@@ -112,18 +112,27 @@ impl TableSpec {
     /// The table's generated rows at scale factor `sf`, in key order.
     #[must_use]
     pub fn rows(&self, sf: f64) -> Rows {
+        self.part_rows(sf, 1, 1)
+    }
+
+    /// Part `part` (1-based) of `parts` of the table's rows: consecutive key ranges, which
+    /// together are exactly [`TableSpec::rows`] (tpchgen's part split, as dbgen's `-S`).
+    /// Region and nation are never split (one part holds them whole, the others nothing).
+    #[must_use]
+    pub fn part_rows(&self, sf: f64, part: i32, parts: i32) -> Rows {
         fn lines<T: std::fmt::Display>(it: impl Iterator<Item = T> + Send + 'static) -> Rows {
             Box::new(it.map(|row| row.to_string()))
         }
         match self.name {
+            "region" | "nation" if part != 1 => Box::new(std::iter::empty()),
             "region" => lines(RegionGenerator::new(sf, 1, 1).iter()),
             "nation" => lines(NationGenerator::new(sf, 1, 1).iter()),
-            "supplier" => lines(SupplierGenerator::new(sf, 1, 1).iter()),
-            "customer" => lines(CustomerGenerator::new(sf, 1, 1).iter()),
-            "part" => lines(PartGenerator::new(sf, 1, 1).iter()),
-            "partsupp" => lines(PartSuppGenerator::new(sf, 1, 1).iter()),
-            "orders" => lines(OrderGenerator::new(sf, 1, 1).iter()),
-            _ => lines(LineItemGenerator::new(sf, 1, 1).iter()),
+            "supplier" => lines(SupplierGenerator::new(sf, part, parts).iter()),
+            "customer" => lines(CustomerGenerator::new(sf, part, parts).iter()),
+            "part" => lines(PartGenerator::new(sf, part, parts).iter()),
+            "partsupp" => lines(PartSuppGenerator::new(sf, part, parts).iter()),
+            "orders" => lines(OrderGenerator::new(sf, part, parts).iter()),
+            _ => lines(LineItemGenerator::new(sf, part, parts).iter()),
         }
     }
 

@@ -76,6 +76,7 @@ async fn sf_0_01_loads_every_table_completely() {
         database: "tpch".into(),
         rows_per_insert: 1000,
         rows_per_commit: 20_000,
+        parts: 3,
     };
     let mut progress = Vec::new();
     let reports = load(&executor, &options, &mut progress).await.unwrap();

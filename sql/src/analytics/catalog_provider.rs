@@ -7,9 +7,11 @@
 //! lower-case it. A missing database or table is reported with MySQL's error (1049 / 1146), and
 //! an unqualified name with no current database with 1046.
 
+use super::column_cache::{CacheUse, ColumnCache};
 use super::provider::{RowReader, StorageTable};
 use crate::catalog::CatalogSnapshot;
 use crate::error::SqlError;
+use crate::table_versions::SnapshotVersions;
 use async_trait::async_trait;
 use datafusion::catalog::{CatalogProvider, SchemaProvider, TableProvider};
 use datafusion::error::{DataFusionError, Result as DfResult};
@@ -30,6 +32,9 @@ pub struct QuerySource {
     pub reader: Arc<dyn RowReader>,
     pub data: Keyspace,
     pub batch_size: usize,
+    /// The column cache and the table versions the reader sees exactly (`None`: the query
+    /// reads storage only, e.g. inside a transaction).
+    pub cache: Option<(Arc<ColumnCache>, SnapshotVersions)>,
 }
 
 /// The `def` catalog.
@@ -87,11 +92,18 @@ impl SchemaProvider for DatabaseSchema {
             return Err(ext(SqlError::NoDatabaseSelected));
         }
         let table = self.source.catalog.table(&self.db, name).map_err(ext)?;
+        let cache = self.source.cache.as_ref().and_then(|(cache, versions)| {
+            versions.exact(table.def.id).map(|version| CacheUse {
+                cache: cache.clone(),
+                version,
+            })
+        });
         Ok(Some(Arc::new(StorageTable::new(
             table,
             self.source.reader.clone(),
             self.source.data.clone(),
             self.source.batch_size,
+            cache,
         ))))
     }
 

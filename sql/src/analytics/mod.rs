@@ -15,10 +15,15 @@
 //!   the query with 3170, it never swaps to disk or takes the server down.
 //! - A table scan is split into up to [`AnalyticsConfig::target_partitions`] primary-key ranges
 //!   ([`partitions`]) read in parallel; without ORDER BY, rows come back in no defined order.
+//! - Scans outside a transaction may be served from the shared [`column_cache`] (decoded Arrow
+//!   arrays per table and column, at most [`AnalyticsConfig::column_cache_bytes`]), but only
+//!   when the query's storage snapshot sees exactly the table version the cached arrays were
+//!   decoded from ([`crate::table_versions`]); queries inside a transaction read storage.
 //! - MySQL semantics are applied by [`mysql_dialect`] only; DataFusion errors become `SqlError`
 //!   in [`errors`] only.
 
 pub mod catalog_provider;
+pub mod column_cache;
 pub mod errors;
 pub mod mysql_dialect;
 pub mod partitions;
@@ -50,6 +55,7 @@ use crate::error::{SqlError, SqlResult};
 use crate::result::{OutputColumn, StatementResult};
 use crate::types::Datum;
 use catalog_provider::{CATALOG_NAME, DatabaseCatalog, NO_DATABASE, QuerySource};
+use column_cache::ColumnCache;
 use datafusion::arrow::datatypes::Field;
 use datafusion::catalog::{CatalogProviderList, MemoryCatalogProviderList};
 use datafusion::common::ScalarValue;
@@ -74,44 +80,72 @@ pub struct AnalyticsConfig {
     pub batch_size: usize,
     /// DataFusion partitions per query (the server's cores).
     pub target_partitions: usize,
+    /// Bytes of decoded columns the shared column cache may hold ([`column_cache`]; 0 turns it
+    /// off).
+    pub column_cache_bytes: usize,
 }
 
 /// The smallest default query memory budget.
 const MIN_DEFAULT_MEMORY: usize = 512 << 20;
+/// The smallest default column cache.
+const MIN_COLUMN_CACHE: usize = 256 << 20;
 
 impl Default for AnalyticsConfig {
-    /// A quarter of the machine's memory per query (at least 512 MiB) and one partition per
-    /// core. A quarter leaves room for the block cache, other sessions and the OS; TPC-H at SF 1
-    /// needs about 1 GiB in its largest query (Q18's hash aggregate and joins).
+    /// A quarter of the machine's memory per query (at least 512 MiB), one partition per
+    /// core, and a column cache of an eighth of the memory (at least 256 MiB). A quarter leaves
+    /// room for the block cache, other sessions and the OS; TPC-H at SF 1 needs about 1 GiB in
+    /// its largest query (Q18's hash aggregate and joins) and about 1.2 GiB of cached columns.
     fn default() -> Self {
+        let memory = physical_memory();
         Self {
-            memory_limit: physical_memory()
-                .map_or(MIN_DEFAULT_MEMORY, |m| (m / 4).max(MIN_DEFAULT_MEMORY)),
+            memory_limit: memory.map_or(MIN_DEFAULT_MEMORY, |m| (m / 4).max(MIN_DEFAULT_MEMORY)),
             batch_size: 8192,
             target_partitions: std::thread::available_parallelism().map_or(2, usize::from),
+            column_cache_bytes: memory.map_or(MIN_COLUMN_CACHE, |m| (m / 8).max(MIN_COLUMN_CACHE)),
         }
     }
 }
 
 /// Total physical memory in bytes (Linux `/proc/meminfo`); `None` where unknown.
-fn physical_memory() -> Option<usize> {
+#[must_use]
+pub fn physical_memory() -> Option<usize> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
 }
 
-/// The analytical executor (stateless between queries apart from its configuration).
-#[derive(Debug, Clone, Default)]
+/// The analytical executor: its configuration and the column cache shared by its queries.
+#[derive(Debug, Clone)]
 pub struct AnalyticsEngine {
     config: AnalyticsConfig,
+    cache: Arc<ColumnCache>,
+}
+
+impl Default for AnalyticsEngine {
+    fn default() -> Self {
+        Self::new(AnalyticsConfig::default())
+    }
 }
 
 impl AnalyticsEngine {
     /// An executor with `config`.
     #[must_use]
     pub fn new(config: AnalyticsConfig) -> Self {
-        Self { config }
+        let cache = Arc::new(ColumnCache::new(config.column_cache_bytes));
+        Self { config, cache }
+    }
+
+    /// The shared column cache.
+    #[must_use]
+    pub fn column_cache(&self) -> &Arc<ColumnCache> {
+        &self.cache
+    }
+
+    /// The column cache's counters.
+    #[must_use]
+    pub fn cache_stats(&self) -> column_cache::CacheStats {
+        self.cache.stats()
     }
 
     /// The configuration.
@@ -165,25 +199,35 @@ impl AnalyticsEngine {
         stmt: &Statement,
         params: &[Datum],
     ) -> SqlResult<StatementResult> {
-        let run = self.execute_uninterrupted(catalog, data, reader, current_db, stmt, params);
-        orcinus_storage::interruptible(run).await?
-    }
-
-    async fn execute_uninterrupted(
-        &self,
-        catalog: Arc<CatalogSnapshot>,
-        data: Keyspace,
-        reader: Arc<dyn RowReader>,
-        current_db: Option<&str>,
-        stmt: &Statement,
-        params: &[Datum],
-    ) -> SqlResult<StatementResult> {
         let source = QuerySource {
             catalog,
             reader,
             data,
             batch_size: self.config.batch_size,
+            cache: None,
         };
+        self.execute_source(source, current_db, stmt, params).await
+    }
+
+    /// Runs a query over `source` (see [`Self::execute`]).
+    pub(crate) async fn execute_source(
+        &self,
+        source: QuerySource,
+        current_db: Option<&str>,
+        stmt: &Statement,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        let run = self.execute_uninterrupted(source, current_db, stmt, params);
+        orcinus_storage::interruptible(run).await?
+    }
+
+    async fn execute_uninterrupted(
+        &self,
+        source: QuerySource,
+        current_db: Option<&str>,
+        stmt: &Statement,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
         match stmt {
             Statement::Query(q) => self.run_query(source, current_db, q, params).await,
             Statement::Explain {
@@ -268,9 +312,17 @@ impl AnalyticsEngine {
                 res
             }
             None => {
-                let reader: Arc<dyn RowReader> = Arc::new(catalog.engine_snapshot());
-                self.execute(snap, data, reader, current_db, stmt, params)
-                    .await
+                // Outside a transaction the query's snapshot is taken here, with the table
+                // versions it sees, so the column cache can serve it.
+                let (storage, versions) = catalog.versioned_snapshot();
+                let source = QuerySource {
+                    catalog: snap,
+                    reader: Arc::new(storage),
+                    data,
+                    batch_size: self.config.batch_size,
+                    cache: Some((self.cache.clone(), versions)),
+                };
+                self.execute_source(source, current_db, stmt, params).await
             }
         }
     }
@@ -379,6 +431,7 @@ impl AnalyticsEngine {
             reader,
             data,
             batch_size: self.config.batch_size,
+            cache: None,
         };
         let state = self.session(source.clone(), current_db)?;
         let plan = self.plan(&state, &source, current_db, q, &[]).await?;

@@ -11,14 +11,16 @@
 //!   column's exact type) narrow the key range scanned and are reported `Inexact`, so DataFusion
 //!   still applies them; every other filter is `Unsupported`. Either way the answer is the same.
 
+use super::column_cache::{BuildSource, CacheUse, CachedTable};
 use super::partitions;
-use super::scan::{KeyRange, StorageScan};
+use super::scan::{CachedPartition, KeyRange, StorageScan};
 use super::scan_exec::StorageScanExec;
 use crate::catalog::Table;
 use crate::codec::key;
 use crate::types::{Datum, SqlType};
 use async_trait::async_trait;
 use datafusion::arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use datafusion::arrow::record_batch::{RecordBatch, RecordBatchOptions};
 use datafusion::catalog::{Session, TableProvider};
 use datafusion::common::ScalarValue;
 use datafusion::error::{DataFusionError, Result as DfResult};
@@ -163,6 +165,8 @@ pub struct StorageTable {
     reader: Arc<dyn RowReader>,
     data: Keyspace,
     batch_size: usize,
+    /// The column cache and the table version this query's snapshot sees, when it may use it.
+    cache: Option<CacheUse>,
 }
 
 impl fmt::Debug for StorageTable {
@@ -176,12 +180,14 @@ impl fmt::Debug for StorageTable {
 }
 
 impl StorageTable {
-    /// A provider for `table` reading through `reader` from keyspace `data`.
+    /// A provider for `table` reading through `reader` from keyspace `data`, and from the
+    /// column cache when `cache` is given (the reader must see exactly `cache.version`).
     pub fn new(
         table: Arc<Table>,
         reader: Arc<dyn RowReader>,
         data: Keyspace,
         batch_size: usize,
+        cache: Option<CacheUse>,
     ) -> Self {
         let schema = table_schema(&table);
         Self {
@@ -190,6 +196,7 @@ impl StorageTable {
             reader,
             data,
             batch_size: batch_size.max(1),
+            cache,
         }
     }
 
@@ -295,6 +302,75 @@ impl StorageTable {
     }
 }
 
+impl StorageTable {
+    /// A scan of the cached chunks of `entry` that overlap `range`, in up to `target`
+    /// partitions of consecutive chunks.
+    fn cached_scan(
+        &self,
+        entry: &CachedTable,
+        range: &KeyRange,
+        columns: &[usize],
+        projected: SchemaRef,
+        target: usize,
+        limit: Option<usize>,
+    ) -> DfResult<Arc<dyn ExecutionPlan>> {
+        let arrays = columns
+            .iter()
+            .map(|c| {
+                entry.column(*c).cloned().ok_or_else(|| {
+                    DataFusionError::Internal(format!("column {c} missing from the column cache"))
+                })
+            })
+            .collect::<DfResult<Vec<_>>>()?;
+        let mut batches = Vec::new();
+        for (i, chunk) in entry.chunks().iter().enumerate() {
+            if !chunk.overlaps(range) {
+                continue;
+            }
+            let chunk_arrays = arrays
+                .iter()
+                .map(|a| {
+                    a.get(i).cloned().ok_or_else(|| {
+                        DataFusionError::Internal("column cache chunk count differs".into())
+                    })
+                })
+                .collect::<DfResult<Vec<_>>>()?;
+            let options = RecordBatchOptions::new().with_row_count(Some(chunk.rows));
+            batches.push(RecordBatch::try_new_with_options(
+                projected.clone(),
+                chunk_arrays,
+                &options,
+            )?);
+        }
+        let n = if limit.is_some() { 1 } else { target.max(1) };
+        let per = batches.len().div_ceil(n).max(1);
+        let label = format!("{}.{}", self.table.def.db, self.table.def.name);
+        let mut parts: Vec<Arc<dyn PartitionStream>> = Vec::new();
+        let mut rows = Vec::new();
+        let mut batches = batches.into_iter().peekable();
+        while batches.peek().is_some() {
+            let group: Vec<RecordBatch> = batches.by_ref().take(per).collect();
+            let count: usize = group.iter().map(RecordBatch::num_rows).sum();
+            rows.push(Some(limit.map_or(count, |l| count.min(l))));
+            parts.push(Arc::new(CachedPartition {
+                schema: projected.clone(),
+                batches: group,
+                label: label.clone(),
+            }));
+        }
+        if parts.is_empty() {
+            rows.push(Some(0));
+            parts.push(Arc::new(CachedPartition {
+                schema: projected.clone(),
+                batches: Vec::new(),
+                label,
+            }));
+        }
+        let exec = StreamingTableExec::try_new(projected, parts, None, Vec::new(), false, limit)?;
+        Ok(Arc::new(StorageScanExec::cached(exec, rows)))
+    }
+}
+
 /// The datum of a literal when it has exactly the Arrow type the column is read as (so the
 /// key encoding compares exactly as the filter does); `None` otherwise.
 fn literal_datum(v: &ScalarValue, ty: SqlType) -> Option<Datum> {
@@ -365,12 +441,33 @@ impl TableProvider for StorageTable {
             None => (0..self.schema.fields().len()).collect(),
         };
         let projected = Arc::new(self.schema.project(&columns)?);
+        let target = state.config_options().execution.target_partitions;
+        if let Some(cache) = &self.cache {
+            let may_build = range.is_full() && limit.is_none();
+            let source = || {
+                let partitions = self
+                    .partition_ranges(KeyRange::table(self.table.def.id), target)?
+                    .into_iter()
+                    .map(|(r, _)| r)
+                    .collect();
+                Ok(BuildSource {
+                    reader: self.reader.clone(),
+                    data: self.data.clone(),
+                    partitions,
+                    batch_size: self.batch_size,
+                })
+            };
+            let entry = cache
+                .cache
+                .get_or_build(&self.table, cache.version, &columns, may_build, source)
+                .await?;
+            if let Some(entry) = entry {
+                cache.cache.note_hit();
+                return self.cached_scan(&entry, &range, &columns, projected, target, limit);
+            }
+        }
         // A LIMIT without filters reads only the first rows: keep such a scan in one piece.
-        let partitions = if limit.is_some() {
-            1
-        } else {
-            state.config_options().execution.target_partitions
-        };
+        let partitions = if limit.is_some() { 1 } else { target };
         let planned = self.partition_ranges(range, partitions)?;
         let rows: Vec<Option<usize>> = planned
             .iter()

@@ -171,6 +171,40 @@ impl PartitionStream for StorageScan {
     }
 }
 
+/// One partition of a scan served from the column cache: record batches sliced from cached
+/// arrays (no storage read, no decoding).
+pub struct CachedPartition {
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+    /// `db.table` and the chunks served out of the table's chunks, for EXPLAIN.
+    pub label: String,
+}
+
+impl fmt::Debug for CachedPartition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "CachedScan({}, batches={})",
+            self.label,
+            self.batches.len()
+        )
+    }
+}
+
+impl PartitionStream for CachedPartition {
+    fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    fn execute(&self, _ctx: Arc<TaskContext>) -> SendableRecordBatchStream {
+        let batches: Vec<DfResult<RecordBatch>> = self.batches.iter().cloned().map(Ok).collect();
+        Box::pin(RecordBatchStreamAdapter::new(
+            self.schema.clone(),
+            futures::stream::iter(batches),
+        ))
+    }
+}
+
 struct BatchIter {
     iter: ScanIter,
     table: Arc<Table>,
@@ -208,57 +242,100 @@ fn ext(e: crate::SqlError) -> DataFusionError {
 
 impl BatchIter {
     fn next_batch(&mut self) -> DfResult<Option<RecordBatch>> {
-        let types = &self.table.types;
-        let mut builders = self
-            .wanted
-            .iter()
-            .map(|&c| {
-                let ty = types.get(c).copied().ok_or_else(|| {
-                    ext(crate::SqlError::Internal(format!(
-                        "column {c} beyond the width of {}",
-                        self.table.def.name
-                    )))
-                })?;
-                Ok(ColumnBuilder::new(ty, self.batch_size))
-            })
-            .collect::<DfResult<Vec<ColumnBuilder>>>()?;
-        let mut rows = 0usize;
-        while rows < self.batch_size {
-            let Some(item) = self.iter.next() else { break };
-            let (_, v) = item.map_err(|e| ext(e.into()))?;
-            row::visit_columns(&v, types, &self.wanted, |slot, value| {
-                match builders.get_mut(slot) {
-                    Some(b) => b.push(value),
-                    None => Err(crate::SqlError::Internal(
-                        "decoded column without a builder".into(),
-                    )),
-                }
-            })
-            .map_err(ext)?;
-            rows += 1;
-        }
-        if rows == 0 {
+        let Some(chunk) = decode_chunk(
+            &mut self.iter,
+            &self.table,
+            &self.wanted,
+            self.batch_size,
+            false,
+        )?
+        else {
             return Ok(None);
-        }
-        let decoded: Vec<ArrayRef> = builders.into_iter().map(ColumnBuilder::finish).collect();
+        };
         let arrays = self
             .order
             .iter()
             .map(|&i| {
-                decoded.get(i).cloned().ok_or_else(|| {
+                chunk.columns.get(i).cloned().ok_or_else(|| {
                     ext(crate::SqlError::Internal(
                         "projected column was not decoded".into(),
                     ))
                 })
             })
             .collect::<DfResult<Vec<ArrayRef>>>()?;
-        let options = RecordBatchOptions::new().with_row_count(Some(rows));
+        let options = RecordBatchOptions::new().with_row_count(Some(chunk.rows));
         Ok(Some(RecordBatch::try_new_with_options(
             self.schema.clone(),
             arrays,
             &options,
         )?))
     }
+}
+
+/// Up to `batch_size` decoded rows: one array per wanted column, and (when asked for) the
+/// first and last row keys.
+pub struct DecodedChunk {
+    pub rows: usize,
+    pub columns: Vec<ArrayRef>,
+    pub first_key: Vec<u8>,
+    pub last_key: Vec<u8>,
+}
+
+/// Decodes the next up to `batch_size` rows of `iter` into one array per column of `wanted`
+/// (ascending table column positions); `None` when the iterator is exhausted. With
+/// `keep_keys` the chunk records its first and last row keys.
+pub fn decode_chunk(
+    iter: &mut ScanIter,
+    table: &Table,
+    wanted: &[usize],
+    batch_size: usize,
+    keep_keys: bool,
+) -> DfResult<Option<DecodedChunk>> {
+    let types = &table.types;
+    let mut builders = wanted
+        .iter()
+        .map(|&c| {
+            let ty = types.get(c).copied().ok_or_else(|| {
+                ext(crate::SqlError::Internal(format!(
+                    "column {c} beyond the width of {}",
+                    table.def.name
+                )))
+            })?;
+            Ok(ColumnBuilder::new(ty, batch_size.min(1 << 16)))
+        })
+        .collect::<DfResult<Vec<ColumnBuilder>>>()?;
+    let mut rows = 0usize;
+    let (mut first_key, mut last_key) = (Vec::new(), Vec::new());
+    while rows < batch_size {
+        let Some(item) = iter.next() else { break };
+        let (k, v) = item.map_err(|e| ext(e.into()))?;
+        row::visit_columns(&v, types, wanted, |slot, value| {
+            match builders.get_mut(slot) {
+                Some(b) => b.push(value),
+                None => Err(crate::SqlError::Internal(
+                    "decoded column without a builder".into(),
+                )),
+            }
+        })
+        .map_err(ext)?;
+        if keep_keys {
+            if rows == 0 {
+                first_key = k.to_vec();
+            }
+            last_key.clear();
+            last_key.extend_from_slice(&k);
+        }
+        rows += 1;
+    }
+    if rows == 0 {
+        return Ok(None);
+    }
+    Ok(Some(DecodedChunk {
+        rows,
+        columns: builders.into_iter().map(ColumnBuilder::finish).collect(),
+        first_key,
+        last_key,
+    }))
 }
 
 /// An Arrow builder for one column type.

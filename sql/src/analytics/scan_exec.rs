@@ -24,6 +24,8 @@ pub struct StorageScanExec {
     inner: Arc<StreamingTableExec>,
     /// Estimated rows per partition (`None` = unknown), one entry per partition.
     rows: Vec<Option<usize>>,
+    /// True if the partitions serve batches from the column cache (shown by EXPLAIN).
+    from_cache: bool,
 }
 
 impl StorageScanExec {
@@ -33,6 +35,16 @@ impl StorageScanExec {
         Self {
             inner: Arc::new(inner),
             rows,
+            from_cache: false,
+        }
+    }
+
+    /// Like [`Self::new`], for partitions served from the column cache (exact row counts).
+    #[must_use]
+    pub fn cached(inner: StreamingTableExec, rows: Vec<Option<usize>>) -> Self {
+        Self {
+            from_cache: true,
+            ..Self::new(inner, rows)
         }
     }
 
@@ -47,9 +59,13 @@ impl StorageScanExec {
 
 impl DisplayAs for StorageScanExec {
     fn fmt_as(&self, t: DisplayFormatType, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "StorageScanExec: ")?;
+        if self.from_cache {
+            write!(f, "column cache, ")?;
+        }
         match self.estimate(None) {
-            Some(rows) => write!(f, "StorageScanExec: estimated_rows={rows}, ")?,
-            None => write!(f, "StorageScanExec: estimated_rows=unknown, ")?,
+            Some(rows) => write!(f, "estimated_rows={rows}, ")?,
+            None => write!(f, "estimated_rows=unknown, ")?,
         }
         self.inner.fmt_as(t, f)
     }

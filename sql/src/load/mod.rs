@@ -199,7 +199,7 @@ pub async fn execute<S: ChunkSource>(
     let result = load_rows(executor, txn, &plan, stmt, source, last_id).await;
     let result = match result {
         Ok(outcome) => match local {
-            Some(t) => t.commit().await.map(|()| outcome).map_err(SqlError::from),
+            Some(t) => executor.catalog().commit_txn(t).await.map(|()| outcome),
             None => Ok(outcome),
         },
         Err(e) => Err(e),

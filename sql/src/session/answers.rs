@@ -159,7 +159,10 @@ impl FrontendSession {
         }
         if let Some((_, v)) = session.iter().rev().find(|(k, _)| *k == "autocommit") {
             self.state
-                .set_autocommit(matches!(v, VariableValue::Int(i) if *i != 0))
+                .set_autocommit(
+                    matches!(v, VariableValue::Int(i) if *i != 0),
+                    self.executor.catalog(),
+                )
                 .await?;
         }
         for (key, value) in session {

@@ -13,6 +13,7 @@
 //!   session state follows the variable store (`answers::sync_state`);
 //! - closing or resetting a session rolls back its open transaction.
 
+use crate::analytics::AnalyticsConfig;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -75,8 +76,18 @@ impl SqlFrontend {
         defaults: VariableDefaults,
         accounts: Arc<AccountStore>,
     ) -> SqlResult<Self> {
+        Self::open_with(storage, defaults, accounts, AnalyticsConfig::default())
+    }
+
+    /// Like [`Self::open`], with the analytical executor's settings.
+    pub fn open_with(
+        storage: orcinus_storage::Engine,
+        defaults: VariableDefaults,
+        accounts: Arc<AccountStore>,
+        analytics: AnalyticsConfig,
+    ) -> SqlResult<Self> {
         Ok(Self {
-            executor: SqlExecutor::open(storage)?,
+            executor: SqlExecutor::open_with(storage, analytics)?,
             accounts,
             globals: GlobalVariables::new(&defaults),
             defaults,
@@ -121,7 +132,9 @@ impl SqlEngine for SqlFrontend {
             context.database.as_deref(),
         );
         let variables = SessionVariables::new(Arc::clone(&self.globals), context.interactive);
-        state.set_autocommit(variables.autocommit()).await?;
+        state
+            .set_autocommit(variables.autocommit(), self.executor.catalog())
+            .await?;
         let mut session = FrontendSession {
             processes: Arc::clone(&self.processes),
             process,
@@ -523,7 +536,7 @@ impl SqlSession for FrontendSession {
         self.state = SessionState::new(db);
         self.variables.reset();
         self.state
-            .set_autocommit(self.variables.autocommit())
+            .set_autocommit(self.variables.autocommit(), self.executor.catalog())
             .await?;
         self.sync_state();
         self.prepared.clear();

@@ -144,7 +144,7 @@ async fn datafusion_mode_runs_table_reads_with_the_same_answers() {
 #[tokio::test]
 async fn analytical_queries_see_the_open_transaction() {
     let (db, mut s) = loaded().await;
-    s.set_autocommit(false).await.unwrap();
+    s.set_autocommit(false, db.sql.catalog()).await.unwrap();
     db.ok(&mut s, "INSERT INTO t VALUES (4, 40, 4.00)").await;
     let q = "SELECT COUNT(*) FROM t JOIN t AS u ON t.a = u.a";
     assert_eq!(db.rows(&mut s, q).await, vec![vec!["4"]]);

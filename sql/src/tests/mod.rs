@@ -2,6 +2,7 @@
 //! through the public API exactly as the protocol layer drives them.
 
 mod analytic;
+mod column_cache;
 mod ddl;
 mod dml;
 mod select;

@@ -106,14 +106,14 @@ async fn repeatable_read_and_autocommit_switch() {
     );
     db.ok(&mut a, "COMMIT").await;
 
-    b.set_autocommit(false).await.unwrap();
+    b.set_autocommit(false, db.sql.catalog()).await.unwrap();
     db.ok(&mut b, "UPDATE sbtest1 SET k = 7 WHERE id = 3").await;
     assert!(b.in_transaction());
     assert_eq!(
         db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 3").await,
         vec![vec!["3"]]
     );
-    b.set_autocommit(true).await.unwrap();
+    b.set_autocommit(true, db.sql.catalog()).await.unwrap();
     assert!(!b.in_transaction());
     assert_eq!(
         db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 3").await,
