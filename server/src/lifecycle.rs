@@ -25,6 +25,12 @@ use tokio::task::{JoinError, JoinHandle};
 /// How long connection tasks may linger after shutdown before the runtime drops them.
 const RUNTIME_SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
+/// Stack of each runtime worker. A statement runs as one deep chain of futures (connection →
+/// session → prepared/SQL-level EXECUTE → executor → DataFusion's planner); in a debug build
+/// that chain outgrows tokio's 2 MiB default, so workers get 8 MiB (only touched pages cost
+/// memory).
+const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
+
 /// Starts the server with a valid `config` and serves until a signal or a fatal failure.
 pub fn run(config: Config) -> Result<(), ServerError> {
     let mut builder = tokio::runtime::Builder::new_multi_thread();
@@ -34,6 +40,7 @@ pub fn run(config: Config) -> Result<(), ServerError> {
     let runtime = builder
         .enable_all()
         .thread_name("orcinus-worker")
+        .thread_stack_size(WORKER_STACK_BYTES)
         .build()
         .map_err(ServerError::Runtime)?;
     let (engine, outcome) = runtime.block_on(start_and_serve(config))?;
