@@ -315,23 +315,7 @@ impl FrontendSession {
             Route::LoadData => return self.load_data(statement, infile).await,
             Route::Kill => return self.kill(statement),
             Route::ProcessList(full) => return Ok(self.show_processlist(full)),
-            Route::Show(name) => {
-                let view = if mentions_processlist(statement) {
-                    self.processlist_view(statement)?
-                } else {
-                    None
-                };
-                match view {
-                    Some(result) => result,
-                    None => dispatch::show_statement(
-                        &self.executor,
-                        self.state.database(),
-                        statement,
-                        &name,
-                        &[],
-                    )?,
-                }
-            }
+            Route::Show(name) => self.show(statement, &name)?,
             Route::Accounts(name) => {
                 accounts::account_statement(
                     &self.accounts,

@@ -15,7 +15,8 @@ use crate::types::Datum;
 use crate::{information_schema, plan};
 
 use super::column::{ColumnDef, ColumnFlags, ColumnType};
-use super::frontend::FrontendSession;
+use super::dispatch;
+use super::frontend::{FrontendSession, mentions_processlist};
 use super::outcome::{OkSummary, QueryOutcome, ResultSet};
 use super::value::Value;
 
@@ -117,6 +118,17 @@ impl FrontendSession {
             rows,
             warnings: 0,
         })
+    }
+
+    /// Answers a SHOW statement (text and prepared alike): the process list from the registry,
+    /// everything else from the catalog.
+    pub(super) fn show(&self, statement: &str, name: &str) -> SqlResult<StatementResult> {
+        if mentions_processlist(statement)
+            && let Some(result) = self.processlist_view(statement)?
+        {
+            return Ok(result);
+        }
+        dispatch::show_statement(&self.executor, self.state.database(), statement, name, &[])
     }
 
     /// A SELECT over `information_schema.PROCESSLIST`, with the rows this user may see; `None`

@@ -23,7 +23,7 @@ use crate::types::Datum;
 use super::column::ColumnDef;
 use super::convert;
 use super::dispatch::{self, Route};
-use super::frontend::{FrontendSession, mentions_processlist};
+use super::frontend::FrontendSession;
 use super::functions;
 use super::outcome::{OkSummary, QueryOutcome, StatementId};
 use super::probe::Probe;
@@ -146,21 +146,7 @@ impl FrontendSession {
     ) -> SqlResult<Vec<ColumnDef>> {
         let outcome = match route {
             Route::Show(name) => {
-                let result = if mentions_processlist(statement) {
-                    self.processlist_view(statement)?
-                } else {
-                    None
-                };
-                let result = match result {
-                    Some(r) => r,
-                    None => dispatch::show_statement(
-                        &self.executor,
-                        self.state.database(),
-                        statement,
-                        &name,
-                        &[],
-                    )?,
-                };
+                let result = self.show(statement, &name)?;
                 self.outcome(result)
             }
             Route::Accounts(name) if name == "SHOW GRANTS" => self.outcome(
