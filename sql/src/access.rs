@@ -327,22 +327,37 @@ pub fn fetch(
     access: &Access,
     f: &mut dyn FnMut(Vec<u8>, Vec<Datum>) -> SqlResult<bool>,
 ) -> SqlResult<()> {
+    fetch_rows(ctx, table, access, None, &mut |k, row| f(k.to_vec(), row))
+}
+
+/// Fetches the rows of `access`, calling `f(row_key, row)` until it returns `false`. With
+/// `columns` (ascending column indexes), only those columns are decoded and every other column
+/// of `row` is `Null`: the caller promises to read no other column.
+pub fn fetch_rows(
+    ctx: &StmtCtx<'_>,
+    table: &Table,
+    access: &Access,
+    columns: Option<&[usize]>,
+    f: &mut dyn FnMut(&[u8], Vec<Datum>) -> SqlResult<bool>,
+) -> SqlResult<()> {
     let def = &table.def;
     let first_ty = |c: Option<&usize>| {
         c.and_then(|c| table.types.get(*c))
             .copied()
             .unwrap_or(rowio::ROWID_TYPE)
     };
+    let decode = |bytes: &[u8]| rowio::decode_row_columns(table, bytes, columns);
     match access {
         Access::Empty => Ok(()),
         Access::PkPoints(points) => {
             let ty = first_ty(def.primary_key.first());
+            let mut k = key::row_prefix(def.id);
+            let prefix_len = k.len();
             for p in points {
-                let mut enc = Vec::new();
-                key::encode(&mut enc, p, ty)?;
-                let k = rowio::row_key(def.id, &enc);
-                if let Some(v) = ctx.get(&k)? {
-                    if !f(k, rowio::decode_row(table, &v)?)? {
+                k.truncate(prefix_len);
+                key::encode(&mut k, p, ty)?;
+                if let Some(row) = ctx.get_with(&k, decode)? {
+                    if !f(&k, row)? {
                         break;
                     }
                 }
@@ -363,7 +378,7 @@ pub fn fetch(
             let ub = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
             for item in ctx.scan(Bound::Included(lower.as_slice()), ub, Direction::Forward) {
                 let (k, v) = item?;
-                if !f(k.to_vec(), rowio::decode_row(table, &v)?)? {
+                if !f(&k, decode(&v)?)? {
                     break;
                 }
             }
@@ -385,10 +400,10 @@ pub fn fetch(
                 let (k, v) = item?;
                 let pk = rowio::pk_from_index_entry(ixd, &table.types, &k, &v)?;
                 let rk = rowio::row_key(def.id, &pk);
-                let row = ctx.get(&rk)?.ok_or_else(|| {
+                let row = ctx.get_with(&rk, decode)?.ok_or_else(|| {
                     SqlError::Internal(format!("index {} points at a missing row", ixd.name))
                 })?;
-                if !f(rk, rowio::decode_row(table, &row)?)? {
+                if !f(&rk, row)? {
                     break;
                 }
             }

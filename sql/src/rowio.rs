@@ -113,6 +113,19 @@ pub fn decode_row(table: &Table, bytes: &[u8]) -> SqlResult<Vec<Datum>> {
     Ok(row::decode_row(bytes, &table.types)?)
 }
 
+/// Decodes a stored row keeping only the columns in `columns` (ascending indexes; `None`: all
+/// of them); the others are `Null` (see [`row::decode_projected`]).
+pub fn decode_row_columns(
+    table: &Table,
+    bytes: &[u8],
+    columns: Option<&[usize]>,
+) -> SqlResult<Vec<Datum>> {
+    match columns {
+        Some(wanted) => Ok(row::decode_projected(bytes, &table.types, wanted)?),
+        None => decode_row(table, bytes),
+    }
+}
+
 /// Encodes a row.
 pub fn encode_row(table: &Table, row: &[Datum]) -> SqlResult<Vec<u8>> {
     Ok(row::encode_row(row, &table.types)?)

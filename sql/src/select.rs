@@ -40,6 +40,19 @@ pub struct SelectPlan {
     pub limit: Option<BExpr>,
     pub offset: Option<BExpr>,
     pub param_count: usize,
+    /// The table columns the query reads anywhere (ascending): the only ones a scan decodes.
+    pub read_columns: Vec<usize>,
+}
+
+/// The table columns `exprs` and the aggregate arguments read (ascending, distinct).
+fn read_columns<'e>(exprs: impl Iterator<Item = &'e BExpr>, aggs: &'e [AggSpec]) -> Vec<usize> {
+    let mut cols = Vec::new();
+    for e in exprs.chain(aggs.iter().filter_map(|a| a.arg.as_ref())) {
+        e.columns(&mut cols);
+    }
+    cols.sort_unstable();
+    cols.dedup();
+    cols
 }
 
 /// Resolves the single table of a FROM / UPDATE / DELETE clause.
@@ -375,7 +388,17 @@ pub fn bind_query(
             }
         }
     }
+    let read_columns = read_columns(
+        filter
+            .iter()
+            .chain(&items)
+            .chain(&group_by)
+            .chain(&having)
+            .chain(order.iter().map(|(e, _)| e)),
+        &aggs,
+    );
     Ok(SelectPlan {
+        read_columns,
         table,
         filter,
         items,
@@ -566,7 +589,11 @@ pub fn execute(
         params,
         last_id,
         &mut |table, access, visit| match table {
-            Some(t) => access::fetch(ctx, t, access, &mut |_, row| visit(row)),
+            Some(t) => {
+                access::fetch_rows(ctx, t, access, Some(&plan.read_columns), &mut |_, row| {
+                    visit(row)
+                })
+            }
             None => visit(Vec::new()).map(|_| ()),
         },
     )

@@ -39,6 +39,21 @@ impl<'a> StmtCtx<'a> {
         Ok(self.txn.get(&self.ks, key)?.map(|s| s.to_vec()))
     }
 
+    /// Consistent read like [`StmtCtx::get`], handing the value to `f` instead of copying it.
+    pub fn get_with<R>(
+        &self,
+        key: &[u8],
+        f: impl FnOnce(&[u8]) -> SqlResult<R>,
+    ) -> SqlResult<Option<R>> {
+        if let Some(v) = self.pending.get(key) {
+            return v.as_deref().map(f).transpose();
+        }
+        match self.txn.get(&self.ks, key)? {
+            Some(v) => f(&v).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Locking read: takes the key's lock, then reads the latest committed version (or ours).
     pub async fn get_for_update(&mut self, key: &[u8]) -> SqlResult<Option<Vec<u8>>> {
         self.txn.lock(&self.ks, key).await?;

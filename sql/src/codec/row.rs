@@ -253,8 +253,76 @@ pub fn decode_columns(
 
 /// Decodes every column of a stored row.
 pub fn decode_row(bytes: &[u8], types: &[SqlType]) -> Result<Vec<Datum>, CodecError> {
-    let all: Vec<usize> = (0..types.len()).collect();
-    decode_columns(bytes, types, &all)
+    let mut out = Vec::with_capacity(types.len());
+    visit_all_columns(bytes, types, |v, ty| {
+        out.push(datum_of(v, ty)?);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Decodes a stored row into a full-width row in which only the columns listed in `wanted`
+/// (ascending column indexes) hold their values; every other column is `Null` and its bytes are
+/// skipped without being copied. For readers that know which columns they use (a query that
+/// projects `c` out of `(id, k, c, pad)` never copies `pad`).
+pub fn decode_projected(
+    bytes: &[u8],
+    types: &[SqlType],
+    wanted: &[usize],
+) -> Result<Vec<Datum>, CodecError> {
+    let mut out = vec![Datum::Null; types.len()];
+    visit_columns(bytes, types, wanted, |slot, v| {
+        let col = wanted.get(slot).copied().unwrap_or_default();
+        let ty = types
+            .get(col)
+            .copied()
+            .ok_or_else(|| CodecError::TypeMismatch("column index beyond table width".into()))?;
+        let d = datum_of(v, ty)?;
+        if let Some(place) = out.get_mut(col) {
+            *place = d;
+        }
+        Ok::<(), CodecError>(())
+    })?;
+    Ok(out)
+}
+
+/// Walks every column of a stored row in order, calling `f(value, type)`; columns not stored
+/// are `Null`.
+fn visit_all_columns<'a>(
+    bytes: &'a [u8],
+    types: &[SqlType],
+    mut f: impl FnMut(RawValue<'a>, SqlType) -> Result<(), CodecError>,
+) -> Result<(), CodecError> {
+    let mut input = bytes;
+    let (&version, rest) = input
+        .split_first()
+        .ok_or(CodecError::Truncated("row version"))?;
+    if version != ROW_FORMAT_V1 {
+        return Err(CodecError::UnknownTag {
+            what: "row format version",
+            byte: version,
+        });
+    }
+    input = rest;
+    let stored =
+        usize::try_from(get_varint(&mut input)?).map_err(|_| CodecError::Truncated("row"))?;
+    let bitmap_len = stored.div_ceil(8);
+    let bitmap = input
+        .get(..bitmap_len)
+        .ok_or(CodecError::Truncated("null bitmap"))?;
+    input = input
+        .get(bitmap_len..)
+        .ok_or(CodecError::Truncated("null bitmap"))?;
+    for (i, &ty) in types.iter().enumerate() {
+        let is_null = i >= stored || bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
+        let value = if is_null {
+            RawValue::Null
+        } else {
+            read_value(&mut input, ty)?
+        };
+        f(value, ty)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -273,6 +341,36 @@ mod tests {
         SqlType::Date,
         SqlType::BigInt { unsigned: true },
     ];
+
+    #[test]
+    fn projected_decode_keeps_only_wanted_columns() {
+        let row = vec![
+            Datum::Int(7),
+            Datum::Bytes(b"abc".to_vec()),
+            Datum::Null,
+            Datum::Double(1.5),
+            Datum::Date(3),
+            Datum::Int(9),
+        ];
+        let bytes = encode_row(&row, &TYPES).unwrap();
+        assert_eq!(decode_row(&bytes, &TYPES).unwrap(), row);
+        assert_eq!(
+            decode_projected(&bytes, &TYPES, &[1, 3]).unwrap(),
+            vec![
+                Datum::Null,
+                Datum::Bytes(b"abc".to_vec()),
+                Datum::Null,
+                Datum::Double(1.5),
+                Datum::Null,
+                Datum::Null,
+            ]
+        );
+        assert_eq!(
+            decode_projected(&bytes, &TYPES, &[]).unwrap(),
+            vec![Datum::Null; 6]
+        );
+        assert!(decode_projected(&bytes[..bytes.len() - 1], &TYPES, &[5]).is_err());
+    }
 
     fn datum_for(ty: SqlType) -> BoxedStrategy<Datum> {
         let value = match ty {
@@ -302,6 +400,13 @@ mod tests {
             prop_assert_eq!(decode_row(&bytes, &TYPES).unwrap(), row.clone());
             let picked = decode_columns(&bytes, &TYPES, &[1, 4]).unwrap();
             prop_assert_eq!(picked, vec![row[1].clone(), row[4].clone()]);
+            let projected = decode_projected(&bytes, &TYPES, &[0, 2, 5]).unwrap();
+            let masked: Vec<Datum> = row
+                .iter()
+                .enumerate()
+                .map(|(i, d)| if [0, 2, 5].contains(&i) { d.clone() } else { Datum::Null })
+                .collect();
+            prop_assert_eq!(projected, masked);
             for cut in 0..bytes.len() {
                 let _ = decode_row(&bytes[..cut], &TYPES);
             }
