@@ -330,6 +330,9 @@ pub fn fetch(
     fetch_rows(ctx, table, access, None, &mut |k, row| f(k.to_vec(), row))
 }
 
+/// A row visitor: `f(row_key, row)` returns `false` to stop.
+pub type RowVisitor<'f> = dyn FnMut(&[u8], Vec<Datum>) -> SqlResult<bool> + 'f;
+
 /// Fetches the rows of `access`, calling `f(row_key, row)` until it returns `false`. With
 /// `columns` (ascending column indexes), only those columns are decoded and every other column
 /// of `row` is `Null`: the caller promises to read no other column.
@@ -338,7 +341,7 @@ pub fn fetch_rows(
     table: &Table,
     access: &Access,
     columns: Option<&[usize]>,
-    f: &mut dyn FnMut(&[u8], Vec<Datum>) -> SqlResult<bool>,
+    f: &mut RowVisitor<'_>,
 ) -> SqlResult<()> {
     let def = &table.def;
     let first_ty = |c: Option<&usize>| {
@@ -356,10 +359,10 @@ pub fn fetch_rows(
             for p in points {
                 k.truncate(prefix_len);
                 key::encode(&mut k, p, ty)?;
-                if let Some(row) = ctx.get_with(&k, decode)? {
-                    if !f(&k, row)? {
-                        break;
-                    }
+                if let Some(row) = ctx.get_with(&k, decode)?
+                    && !f(&k, row)?
+                {
+                    break;
                 }
             }
             Ok(())

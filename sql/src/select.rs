@@ -619,6 +619,77 @@ pub fn execute_over_rows(
     })
 }
 
+/// Where an ORDER BY key of an output row is: one of the row's output values (an ORDER BY
+/// expression equal to a select item, e.g. `SELECT c … ORDER BY c`, is not evaluated twice) or
+/// one of the extra keys kept beside the row.
+#[derive(Debug, Clone, Copy)]
+enum SortSlot {
+    Item(usize),
+    Extra(usize),
+}
+
+static NULL_DATUM: Datum = Datum::Null;
+
+impl SortSlot {
+    fn pick<'r>(self, vals: &'r [Datum], extra: &'r [Datum]) -> &'r Datum {
+        let v = match self {
+            Self::Item(i) => vals.get(i),
+            Self::Extra(i) => extra.get(i),
+        };
+        v.unwrap_or(&NULL_DATUM)
+    }
+}
+
+/// The ORDER BY keys of a query, each as a [`SortSlot`].
+struct SortKeys {
+    slots: Vec<SortSlot>,
+}
+
+impl SortKeys {
+    fn new(items: &[BExpr], order: &[(BExpr, bool)]) -> Self {
+        let mut extra = 0;
+        let slots = order
+            .iter()
+            .map(|(e, _)| match items.iter().position(|i| i == e) {
+                Some(i) => SortSlot::Item(i),
+                None => {
+                    extra += 1;
+                    SortSlot::Extra(extra - 1)
+                }
+            })
+            .collect();
+        Self { slots }
+    }
+
+    /// The values of the keys that are not output values, for one row.
+    fn extra_keys(
+        &self,
+        order: &[(BExpr, bool)],
+        row: &[Datum],
+        aggs: &[Datum],
+    ) -> SqlResult<Vec<Datum>> {
+        self.slots
+            .iter()
+            .zip(order)
+            .filter(|(s, _)| matches!(s, SortSlot::Extra(_)))
+            .map(|(_, (e, _))| e.eval(row, aggs))
+            .collect()
+    }
+}
+
+/// For each select item: true if it is a bare column that no other item reads, so its value can
+/// be moved out of the row (once the sort keys have been taken) instead of copied.
+fn movable_items(items: &[BExpr]) -> Vec<bool> {
+    let mut uses = Vec::new();
+    for e in items {
+        e.columns(&mut uses);
+    }
+    items
+        .iter()
+        .map(|e| matches!(e, BExpr::Column(c) if uses.iter().filter(|u| *u == c).count() == 1))
+        .collect()
+}
+
 /// Calls the visitor for every row of the plan's table (or once with an empty row when the
 /// query has no FROM); the visitor returns false to stop early.
 type RowSource<'s> = dyn FnMut(Option<&Table>, &Access, &mut dyn FnMut(Vec<Datum>) -> SqlResult<bool>) -> SqlResult<()>
@@ -658,7 +729,9 @@ fn execute_with_source(
         .then(|| limit.map(|l| l.saturating_add(offset)))
         .flatten();
 
-    // (output row, sort keys)
+    let sort = SortKeys::new(&items, &order);
+    let movable = movable_items(&items);
+    // (output row, sort keys that are not output columns)
     let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
     let mut groups = Groups::new(&aggs);
     let passes = |row: &[Datum]| -> SqlResult<bool> {
@@ -681,13 +754,19 @@ fn execute_with_source(
         {
             return Ok(true);
         }
+        let mut row = row;
+        let keys = sort.extra_keys(&order, &row, &[])?;
+        // The row is not read after this, so bare column items move their value out of it.
         let vals = items
             .iter()
-            .map(|e| e.eval(&row, &[]))
-            .collect::<SqlResult<Vec<_>>>()?;
-        let keys = order
-            .iter()
-            .map(|(e, _)| e.eval(&row, &[]))
+            .zip(&movable)
+            .map(|(e, &mv)| match (e, mv) {
+                (BExpr::Column(c), true) => row
+                    .get_mut(*c)
+                    .map(|v| std::mem::replace(v, Datum::Null))
+                    .ok_or_else(|| SqlError::Internal(format!("column #{c} out of row"))),
+                _ => e.eval(&row, &[]),
+            })
             .collect::<SqlResult<Vec<_>>>()?;
         out.push((vals, keys));
         Ok(early_stop.is_none_or(|n| (out.len() as u64) < n))
@@ -709,10 +788,7 @@ fn execute_with_source(
                 .iter()
                 .map(|e| e.eval(&row, &agg_vals))
                 .collect::<SqlResult<Vec<_>>>()?;
-            let keys = order
-                .iter()
-                .map(|(e, _)| e.eval(&row, &agg_vals))
-                .collect::<SqlResult<Vec<_>>>()?;
+            let keys = sort.extra_keys(&order, &row, &agg_vals)?;
             out.push((vals, keys));
         }
     }
@@ -725,9 +801,9 @@ fn execute_with_source(
         });
     }
     if !order.is_empty() {
-        out.sort_by(|(_, a), (_, b)| {
-            for ((x, y), (_, desc)) in a.iter().zip(b).zip(&order) {
-                let o = value::sort_cmp(x, y);
+        out.sort_by(|(va, ka), (vb, kb)| {
+            for (slot, (_, desc)) in sort.slots.iter().zip(&order) {
+                let o = value::sort_cmp(slot.pick(va, ka), slot.pick(vb, kb));
                 if o != std::cmp::Ordering::Equal {
                     return if *desc { o.reverse() } else { o };
                 }
