@@ -238,3 +238,62 @@ async fn having_without_group_by_filters_and_prefers_select_aliases() {
         vec![vec!["3", "30"], vec!["2", "20"]]
     );
 }
+
+/// The scan decodes only the columns a query reads and moves bare column items out of the
+/// decoded row; repeated columns, expressions over a projected column and ORDER BY keys that
+/// are (or are not) select items must still see every value they read.
+#[tokio::test]
+async fn projected_reads_keep_every_column_a_query_uses() {
+    let (db, mut s) = people().await;
+    assert_eq!(
+        db.rows(
+            &mut s,
+            "SELECT name, name, UPPER(name) FROM p WHERE id BETWEEN 1 AND 2 ORDER BY name"
+        )
+        .await,
+        vec![vec!["Ann", "Ann", "ANN"], vec!["bob", "bob", "BOB"]]
+    );
+    assert_eq!(
+        db.rows(
+            &mut s,
+            "SELECT name FROM p WHERE id BETWEEN 1 AND 5 ORDER BY age DESC, name"
+        )
+        .await,
+        vec![
+            vec!["Cid"],
+            vec!["Eve"],
+            vec!["Ann"],
+            vec!["dan"],
+            vec!["bob"]
+        ]
+    );
+    assert_eq!(
+        db.rows(
+            &mut s,
+            "SELECT DISTINCT dept FROM p WHERE id BETWEEN 1 AND 5 ORDER BY dept"
+        )
+        .await,
+        vec![vec!["eng"], vec!["hr"], vec!["ops"]]
+    );
+    assert_eq!(
+        db.rows(
+            &mut s,
+            "SELECT SUM(salary), COUNT(*) FROM p WHERE id BETWEEN 2 AND 4"
+        )
+        .await,
+        vec![vec!["250.25", "3"]]
+    );
+    assert_eq!(
+        db.rows(&mut s, "SELECT name, 2 FROM p WHERE id = 3 ORDER BY 1")
+            .await,
+        vec![vec!["Cid", "2"]]
+    );
+    assert_eq!(
+        db.rows(
+            &mut s,
+            "SELECT dept, COUNT(*) FROM p GROUP BY dept ORDER BY dept"
+        )
+        .await,
+        vec![vec!["eng", "2"], vec!["hr", "1"], vec!["ops", "2"]]
+    );
+}
