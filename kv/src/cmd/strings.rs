@@ -52,12 +52,11 @@ pub fn get(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResul
 
 /// GET key outside MULTI: its one read is of the latest committed record (no transaction).
 pub fn get_latest(server: &KvServer, db: u8, args: &[Bytes]) -> KvResult<Reply> {
-    let now = crate::clock::now_ms();
     get_reply(
         server,
         server
             .store()
-            .latest_meta_with_record(db, arg(args, 1)?, now)?,
+            .latest_meta_with_record(db, arg(args, 1)?, crate::clock::now_ms)?,
     )
 }
 
