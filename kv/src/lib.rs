@@ -36,6 +36,6 @@ pub use bytes::{self, Bytes};
 pub use dispatch::{Resolved, Route};
 pub use error::{ErrorKind, KvError, KvResult};
 pub use kv_server::{KvConfig, KvServer};
-pub use reply::Reply;
+pub use reply::{Reply, StoredBulk};
 pub use session::{Protocol, Session};
 pub use sweeper::spawn_sweeper;

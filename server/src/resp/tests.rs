@@ -328,6 +328,18 @@ fn encoded(reply: &Reply, protocol: Protocol) -> String {
 }
 
 #[test]
+fn stored_values_encode_as_bulk_strings() {
+    let record = orcinus_storage::Slice::from(&b"headervalue"[..]);
+    for protocol in [Protocol::Resp2, Protocol::Resp3] {
+        let stored = Reply::Stored(orcinus_kv::StoredBulk::new(record.clone(), 6));
+        assert_eq!(encoded(&stored, protocol), "$5\r\nvalue\r\n");
+        let past_end = Reply::Stored(orcinus_kv::StoredBulk::new(record.clone(), 99));
+        assert_eq!(encoded(&past_end, protocol), "$0\r\n\r\n");
+        assert_eq!(stored.into_plain(), Reply::bulk("value"));
+    }
+}
+
+#[test]
 fn encodes_resp2_and_resp3() {
     let map = Reply::Map(vec![(Reply::bulk("a"), Reply::Integer(1))]);
     assert_eq!(encoded(&map, Protocol::Resp2), "*2\r\n$1\r\na\r\n:1\r\n");
