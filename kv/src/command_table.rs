@@ -138,13 +138,26 @@ pub struct CommandSpec {
     pub summary: &'static str,
     /// Subcommands, if this is a container command.
     pub subcommands: &'static [SubcommandSpec],
+    /// `flags` as a bit set ([`flag_mask`]), so [`CommandSpec::has`] is one test.
+    flag_bits: u32,
+}
+
+/// The bit set of `flags`: bit `f as u32` for each flag `f`.
+const fn flag_mask(flags: &[Flag]) -> u32 {
+    let mut mask = 0;
+    let mut rest = flags;
+    while let [flag, tail @ ..] = rest {
+        mask |= 1 << *flag as u32;
+        rest = tail;
+    }
+    mask
 }
 
 impl CommandSpec {
     /// True if the command has `flag`.
     #[must_use]
     pub fn has(&self, flag: Flag) -> bool {
-        self.flags.contains(&flag)
+        self.flag_bits & (1 << flag as u32) != 0
     }
 
     /// The subcommand named `name` (case-insensitive).
@@ -185,7 +198,7 @@ macro_rules! cmd {
         CommandSpec {
             name: $name, id: $id, arity: $arity, flags: &[$($flag),*], first_key: $first,
             last_key: $last, step: $step, group: $group, since: $since, summary: $summary,
-            subcommands: $subs,
+            subcommands: $subs, flag_bits: flag_mask(&[$($flag),*]),
         }
     };
 }
@@ -545,6 +558,31 @@ mod tests {
             assert!(lookup(near_miss).is_none(), "{near_miss:?}");
         }
         assert_eq!(lookup(b"GeT").map(|c| c.id), Some(CommandId::Get));
+    }
+
+    #[test]
+    fn flag_bits_match_the_flag_lists() {
+        let all = [
+            Flag::Write,
+            Flag::Readonly,
+            Flag::DenyOom,
+            Flag::Admin,
+            Flag::Fast,
+            Flag::NoAuth,
+            Flag::Loading,
+            Flag::Stale,
+            Flag::NoMulti,
+            Flag::NoScript,
+            Flag::Blocking,
+            Flag::AllowBusy,
+            Flag::MovableKeys,
+            Flag::SkipSlowlog,
+        ];
+        for c in COMMANDS {
+            for flag in all {
+                assert_eq!(c.has(flag), c.flags.contains(&flag), "{} {flag:?}", c.name);
+            }
+        }
     }
 
     #[test]
