@@ -1,7 +1,13 @@
 //! The dispatcher: looks the command up in the table, checks arity and authentication once,
 //! queues inside MULTI, and runs the handler. Data commands run in one [`KvTxn`]; a handler
 //! error rolls it back, so nothing is ever half-applied. Errors become replies here and only
-//! here ([`KvError::to_reply_text`]).
+//! here ([`KvError::to_reply_text`]). A connection looks each request up once
+//! ([`KvServer::route`]) and hands the result to [`KvServer::execute_resolved`].
+//!
+//! A GET outside MULTI reads the latest committed record directly (no transaction, no
+//! snapshot): one read is consistent by itself, and a commit is applied before its reply is
+//! sent, so the read sees every write acknowledged to any client and every earlier write of
+//! its own connection (a pipeline's pending write group runs before the GET).
 //!
 //! Durability: [`KvServer::execute`] returns a reply only once the command's commit is durable.
 //! [`KvServer::execute_deferred`] applies the commit and hands back its [`DurabilityTicket`]
