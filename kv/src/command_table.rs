@@ -138,13 +138,26 @@ pub struct CommandSpec {
     pub summary: &'static str,
     /// Subcommands, if this is a container command.
     pub subcommands: &'static [SubcommandSpec],
+    /// `flags` as a bit set ([`flag_mask`]), so [`CommandSpec::has`] is one test.
+    flag_bits: u32,
+}
+
+/// The bit set of `flags`: bit `f as u32` for each flag `f`.
+const fn flag_mask(flags: &[Flag]) -> u32 {
+    let mut mask = 0;
+    let mut rest = flags;
+    while let [flag, tail @ ..] = rest {
+        mask |= 1 << *flag as u32;
+        rest = tail;
+    }
+    mask
 }
 
 impl CommandSpec {
     /// True if the command has `flag`.
     #[must_use]
     pub fn has(&self, flag: Flag) -> bool {
-        self.flags.contains(&flag)
+        self.flag_bits & (1 << flag as u32) != 0
     }
 
     /// The subcommand named `name` (case-insensitive).
@@ -185,7 +198,7 @@ macro_rules! cmd {
         CommandSpec {
             name: $name, id: $id, arity: $arity, flags: &[$($flag),*], first_key: $first,
             last_key: $last, step: $step, group: $group, since: $since, summary: $summary,
-            subcommands: $subs,
+            subcommands: $subs, flag_bits: flag_mask(&[$($flag),*]),
         }
     };
 }
@@ -458,47 +471,62 @@ pub fn may_block(args: &[bytes::Bytes]) -> bool {
 /// Longest name [`lookup`] can find (longer names are unknown commands).
 const LONGEST_NAME: usize = 32;
 
-/// FNV-1a: command names are short and the table is fixed, so a keyed hash buys nothing here
-/// (a name that is not in the table only misses) and costs more than the rest of the lookup.
-#[derive(Clone, Copy, Default)]
-struct NameHasher(u64);
-
-impl std::hash::Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
+/// FNV-1a over the ASCII-lowercased name: command names are short and the table is fixed, so a
+/// keyed hash buys nothing here (a name that is not in the table only misses), and hashing the
+/// lowercased bytes as they are read means the name is never copied.
+fn name_hash(name: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name {
+        h = (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0100_0000_01b3);
     }
+    h
+}
 
-    fn write(&mut self, bytes: &[u8]) {
-        let mut h = if self.0 == 0 {
-            0xcbf2_9ce4_8422_2325
-        } else {
-            self.0
-        };
-        for &b in bytes {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+/// The table indexed by name: open addressing with linear probing, at most half full, so
+/// every probe sequence ends at an empty slot.
+struct NameIndex {
+    slots: Vec<Option<&'static CommandSpec>>,
+    mask: usize,
+}
+
+impl NameIndex {
+    fn build() -> Self {
+        let size = (COMMANDS.len() * 2).next_power_of_two();
+        let mask = size - 1;
+        let mut slots = vec![None; size];
+        for spec in COMMANDS {
+            let mut i = usize::try_from(name_hash(spec.name.as_bytes())).unwrap_or_default() & mask;
+            while let Some(Some(_)) = slots.get(i) {
+                i = (i + 1) & mask;
+            }
+            if let Some(slot) = slots.get_mut(i) {
+                *slot = Some(spec);
+            }
         }
-        self.0 = h;
+        Self { slots, mask }
     }
 }
 
-type NameMap = std::collections::HashMap<
-    &'static [u8],
-    &'static CommandSpec,
-    std::hash::BuildHasherDefault<NameHasher>,
->;
+/// Built on first use.
+static BY_NAME: std::sync::LazyLock<NameIndex> = std::sync::LazyLock::new(NameIndex::build);
 
-/// The table indexed by (lowercase) name, built on first use.
-static BY_NAME: std::sync::LazyLock<NameMap> =
-    std::sync::LazyLock::new(|| COMMANDS.iter().map(|c| (c.name.as_bytes(), c)).collect());
-
-/// Looks a command up by name (case-insensitive): one hash lookup, no allocation.
+/// Looks a command up by name (case-insensitive): one hash of the name and, usually, one
+/// comparison; no copy, no allocation.
 #[must_use]
 pub fn lookup(name: &[u8]) -> Option<&'static CommandSpec> {
-    let mut buf = [0u8; LONGEST_NAME];
-    let lower = buf.get_mut(..name.len())?;
-    lower.copy_from_slice(name);
-    lower.make_ascii_lowercase();
-    BY_NAME.get(&*lower).copied()
+    if name.len() > LONGEST_NAME {
+        return None;
+    }
+    let index = &*BY_NAME;
+    let mut i = usize::try_from(name_hash(name)).unwrap_or_default() & index.mask;
+    // At most half the slots are full: the probe meets an empty slot (`None`) or the name.
+    loop {
+        let spec = (*index.slots.get(i)?)?;
+        if spec.name.as_bytes().eq_ignore_ascii_case(name) {
+            return Some(spec);
+        }
+        i = (i + 1) & index.mask;
+    }
 }
 
 #[cfg(test)]
@@ -526,6 +554,35 @@ mod tests {
             assert!(c.arity != 0);
         }
         assert!(lookup(b"nosuch").is_none());
+        for near_miss in [&b""[..], b"ge", b"gett", b"get\0", b"g\xc5t", &[b'a'; 40]] {
+            assert!(lookup(near_miss).is_none(), "{near_miss:?}");
+        }
+        assert_eq!(lookup(b"GeT").map(|c| c.id), Some(CommandId::Get));
+    }
+
+    #[test]
+    fn flag_bits_match_the_flag_lists() {
+        let all = [
+            Flag::Write,
+            Flag::Readonly,
+            Flag::DenyOom,
+            Flag::Admin,
+            Flag::Fast,
+            Flag::NoAuth,
+            Flag::Loading,
+            Flag::Stale,
+            Flag::NoMulti,
+            Flag::NoScript,
+            Flag::Blocking,
+            Flag::AllowBusy,
+            Flag::MovableKeys,
+            Flag::SkipSlowlog,
+        ];
+        for c in COMMANDS {
+            for flag in all {
+                assert_eq!(c.has(flag), c.flags.contains(&flag), "{} {flag:?}", c.name);
+            }
+        }
     }
 
     #[test]

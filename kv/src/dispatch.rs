@@ -1,7 +1,13 @@
 //! The dispatcher: looks the command up in the table, checks arity and authentication once,
 //! queues inside MULTI, and runs the handler. Data commands run in one [`KvTxn`]; a handler
 //! error rolls it back, so nothing is ever half-applied. Errors become replies here and only
-//! here ([`KvError::to_reply_text`]).
+//! here ([`KvError::to_reply_text`]). A connection looks each request up once
+//! ([`KvServer::route`]) and hands the result to [`KvServer::execute_resolved`].
+//!
+//! A GET outside MULTI reads the latest committed record directly (no transaction, no
+//! snapshot): one read is consistent by itself, and a commit is applied before its reply is
+//! sent, so the read sees every write acknowledged to any client and every earlier write of
+//! its own connection (a pipeline's pending write group runs before the GET).
 //!
 //! Durability: [`KvServer::execute`] returns a reply only once the command's commit is durable.
 //! [`KvServer::execute_deferred`] applies the commit and hands back its [`DurabilityTicket`]
@@ -60,6 +66,32 @@ pub(crate) fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
     Ok(spec)
 }
 
+/// How a connection runs a request ([`KvServer::route`]).
+#[derive(Debug)]
+pub enum Route {
+    /// A plain data write: may be held back and run with its neighbours as one write group
+    /// ([`KvServer::execute_write_group`]).
+    WriteGroup,
+    /// May block (BLPOP …): run with [`KvServer::execute`] while the socket is watched.
+    MayBlock,
+    /// Run now with [`KvServer::execute_resolved`].
+    Now(Resolved),
+}
+
+/// A request's command, looked up once ([`Resolved::lookup`], [`KvServer::route`]) and handed
+/// to [`KvServer::execute_resolved`]: the spec, or the error reply for an unknown command or a
+/// wrong number of arguments.
+#[derive(Debug)]
+pub struct Resolved(Result<&'static CommandSpec, String>);
+
+impl Resolved {
+    /// Looks up `args[0]` and checks the arity.
+    #[must_use]
+    pub fn lookup(args: &[Bytes]) -> Self {
+        Self(resolve(args))
+    }
+}
+
 /// True when the request names EXEC.
 fn is_exec(args: &[Bytes]) -> bool {
     args.first()
@@ -76,7 +108,9 @@ impl KvServer {
     /// Executes one request (`args[0]` is the command name) for `session`; returns once its
     /// effects are durable.
     pub async fn execute(&self, session: &mut Session, args: Vec<Bytes>) -> Reply {
-        match self.execute_deferred(session, args).await {
+        let deferred = self.execute_deferred(session, args).await;
+        session.publish_activity();
+        match deferred {
             (reply, None) => reply,
             (reply, Some(ticket)) => match ticket.wait().await {
                 Ok(()) => reply,
@@ -89,7 +123,37 @@ impl KvServer {
     /// become durable: the reply comes with the commit's ticket, and must not be sent before
     /// the ticket resolves `Ok` (on `Err`, nothing of it may be acknowledged).
     pub async fn execute_deferred(&self, session: &mut Session, args: Vec<Bytes>) -> Deferred {
-        let spec = match resolve(&args) {
+        self.execute_resolved(session, Resolved::lookup(&args), args)
+            .await
+    }
+
+    /// Decides how a connection runs `args`, with the one command-table lookup of the
+    /// request: [`Route::Now`] carries it to [`KvServer::execute_resolved`].
+    #[must_use]
+    pub fn route(&self, session: &Session, args: &[Bytes]) -> Route {
+        let resolved = Resolved::lookup(args);
+        match resolved.0 {
+            Ok(spec)
+                if session.authenticated
+                    && session.multi.is_none()
+                    && crate::write_group::groupable(spec) =>
+            {
+                Route::WriteGroup
+            }
+            Ok(spec) if spec.has(Flag::Blocking) => Route::MayBlock,
+            _ => Route::Now(resolved),
+        }
+    }
+
+    /// [`KvServer::execute_deferred`] for a request already looked up (`resolved` must come
+    /// from `args`).
+    pub async fn execute_resolved(
+        &self,
+        session: &mut Session,
+        resolved: Resolved,
+        args: Vec<Bytes>,
+    ) -> Deferred {
+        let spec = match resolved.0 {
             Ok(spec) => spec,
             Err(text) if is_exec(&args) => {
                 // As Redis: a rejected EXEC discards the transaction (and its WATCHes) and says
@@ -146,9 +210,23 @@ impl KvServer {
         result.unwrap_or_else(|e| (Reply::Error(e.to_reply_text()), None))
     }
 
-    /// Counts a command about to run and records it as the session's last one.
-    pub(crate) fn note_command(&self, session: &Session, spec: &CommandSpec, args: &[Bytes]) {
+    /// Counts a command about to run and records it as the session's last one. A data
+    /// command that does not block reaches the registry entry (CLIENT LIST) when the session
+    /// next publishes ([`Session::publish_activity`]: before the connection writes its replies,
+    /// and before any other command runs), so a pipeline costs one entry update, not one per
+    /// command.
+    pub(crate) fn note_command(
+        &self,
+        session: &mut Session,
+        spec: &'static CommandSpec,
+        args: &[Bytes],
+    ) {
         Stats::bump(&self.stats.commands_processed);
+        if is_data_command(spec) && !spec.has(Flag::Blocking) {
+            session.defer_activity(spec.name);
+            return;
+        }
+        session.forget_deferred_activity();
         session.update_entry(|e| {
             e.last_active = std::time::Instant::now();
             // Rewritten in place: no allocation per command once the name fits.

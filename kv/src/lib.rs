@@ -33,8 +33,9 @@ pub mod write_group;
 
 pub use auth::{Authenticator, NoAccounts};
 pub use bytes::{self, Bytes};
+pub use dispatch::{Resolved, Route};
 pub use error::{ErrorKind, KvError, KvResult};
 pub use kv_server::{KvConfig, KvServer};
-pub use reply::Reply;
+pub use reply::{Reply, StoredBulk};
 pub use session::{Protocol, Session};
 pub use sweeper::spawn_sweeper;

@@ -4,6 +4,7 @@
 //! and contain no CR/LF.
 
 use bytes::Bytes;
+use orcinus_storage::Slice;
 
 /// A command's reply.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,6 +17,9 @@ pub enum Reply {
     Integer(i64),
     /// `$len\r\nbytes`.
     Bulk(Bytes),
+    /// `$len\r\nbytes` of a value read from storage, sharing the engine's buffer: a GET is
+    /// answered without copying the value or allocating. Encoded exactly like `Bulk`.
+    Stored(StoredBulk),
     /// A missing value: `$-1` in RESP2, `_` in RESP3.
     Null,
     /// A missing array (aborted EXEC): `*-1` in RESP2, `_` in RESP3.
@@ -65,5 +69,67 @@ impl Reply {
     #[must_use]
     pub fn is_error(&self) -> bool {
         matches!(self, Self::Error(_))
+    }
+
+    /// The same reply with every [`Reply::Stored`] turned into the [`Reply::Bulk`] a client
+    /// receives for it (for comparing replies).
+    #[must_use]
+    pub fn into_plain(self) -> Self {
+        let all = |items: Vec<Self>| items.into_iter().map(Self::into_plain).collect();
+        let pairs = |pairs: Vec<(Self, Self)>| {
+            pairs
+                .into_iter()
+                .map(|(k, v)| (k.into_plain(), v.into_plain()))
+                .collect()
+        };
+        match self {
+            Self::Stored(stored) => Self::bulk(stored.bytes()),
+            Self::Array(items) => Self::Array(all(items)),
+            Self::Set(items) => Self::Set(all(items)),
+            Self::Map(items) => Self::Map(pairs(items)),
+            Self::Pairs(items) => Self::Pairs(pairs(items)),
+            other => other,
+        }
+    }
+}
+
+/// The bytes of a stored record from an offset on (a string value after its meta header),
+/// holding the record's buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredBulk {
+    record: Slice,
+    start: usize,
+}
+
+impl StoredBulk {
+    /// `record[start..]` (empty if `start` is past the end).
+    #[must_use]
+    pub fn new(record: Slice, start: usize) -> Self {
+        let start = start.min(record.len());
+        Self { record, start }
+    }
+
+    /// The bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        self.record.get(self.start..).unwrap_or_default()
+    }
+
+    /// Their number.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.record.len() - self.start
+    }
+
+    /// True if there are none.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl AsRef<[u8]> for StoredBulk {
+    fn as_ref(&self) -> &[u8] {
+        self.bytes()
     }
 }

@@ -155,6 +155,7 @@ impl ClientRegistry {
             registry: self.clone(),
             watches: None,
             disconnect: Arc::new(crate::blocking::Disconnect::default()),
+            unpublished: None,
         }
     }
 }
@@ -195,12 +196,38 @@ pub struct Session {
     pub(crate) watches: Option<Arc<crate::watch::Watches>>,
     // Fired by the connection when the client goes away (ends a blocking wait).
     disconnect: Arc<crate::blocking::Disconnect>,
+    // The last command, run since the registry entry last saw one (`publish_activity`).
+    unpublished: Option<&'static str>,
 }
 
 impl Session {
     /// Updates the registry entry with `f`.
     pub fn update_entry(&self, f: impl FnOnce(&mut ClientEntry)) {
         f(&mut self.entry.lock());
+    }
+
+    /// Records `command` (a table name) as the last one run, for the registry entry to show
+    /// once [`Session::publish_activity`] runs; until then CLIENT LIST shows the one before.
+    pub fn defer_activity(&mut self, command: &'static str) {
+        self.unpublished = Some(command);
+    }
+
+    /// Drops a deferred command: a later one is being written to the entry directly.
+    pub fn forget_deferred_activity(&mut self) {
+        self.unpublished = None;
+    }
+
+    /// Writes the last deferred command, and now as its time, to the registry entry. The
+    /// connection calls it before it writes replies (so another client's CLIENT LIST sees a
+    /// pipeline's activity once its replies are on their way); a no-op if nothing was deferred.
+    pub fn publish_activity(&mut self) {
+        if let Some(command) = self.unpublished.take() {
+            self.update_entry(|e| {
+                e.last_active = Instant::now();
+                e.last_cmd.clear();
+                e.last_cmd.push_str(command);
+            });
+        }
     }
 
     /// The handle the connection fires when its client disconnects while a blocking

@@ -150,19 +150,22 @@ impl Store {
     /// A key's live meta header with its whole stored record (as
     /// [`KvTxn::meta_with_record`]), read as the latest committed state without a
     /// transaction: for a command that makes exactly one read (a lone GET), which is
-    /// consistent by itself and needs no snapshot. `now_ms` decides expiry.
+    /// consistent by itself and needs no snapshot. `now_ms` (the clock, read only if the key has
+    /// an expiry) decides expiry.
     pub fn latest_meta_with_record(
         &self,
         db: u8,
         key: &[u8],
-        now_ms: u64,
+        now_ms: impl FnOnce() -> u64,
     ) -> KvResult<Option<(Meta, Slice)>> {
         let raw = with_meta_key(db, key, |mkey| self.engine.get(&self.meta, mkey))?;
         let Some(raw) = raw else {
             return Ok(None);
         };
         let meta = Meta::decode_header(&raw)?;
-        Ok((!meta.is_expired(now_ms)).then_some((meta, raw)))
+        // The clock is read only for a key that has an expiry.
+        let expired = meta.expire_at_ms != 0 && meta.is_expired(now_ms());
+        Ok((!expired).then_some((meta, raw)))
     }
 
     /// Begins a transaction at time `now_ms` (used for every expiry decision inside it).

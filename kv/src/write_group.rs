@@ -32,7 +32,7 @@ use bytes::Bytes;
 use orcinus_storage::{DurabilityTicket, StorageError};
 
 /// True for commands that may run in a write group.
-fn groupable(spec: &CommandSpec) -> bool {
+pub(crate) fn groupable(spec: &CommandSpec) -> bool {
     spec.has(Flag::Write) && !spec.has(Flag::Blocking) && is_data_command(spec)
 }
 

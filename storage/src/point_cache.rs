@@ -22,14 +22,14 @@
 //! Size: entries are evicted (S3-FIFO, `quick_cache`) to keep the total weight — key and value
 //! bytes plus a fixed overhead — under the configured capacity.
 //!
-//! Layout: a key is hashed once per operation (SipHash with a per-process key); the hash picks
+//! Layout: a key is hashed once per operation (foldhash, seeded at random per cache); the hash picks
 //! the shard and is carried into the shard's table, and keys of up to [`INLINE_KEY`] bytes are
 //! stored inside their entry, so a hit costs one hash and no pointer chase for the key.
 
 use crate::Slice;
 use parking_lot::Mutex;
 use quick_cache::{Equivalent, Weighter};
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{BuildHasher, Hash, Hasher};
 
 /// Shards (independent locks and eviction queues).
 const SHARDS: usize = 64;
@@ -181,7 +181,8 @@ pub(crate) enum Cached {
 /// A bounded cache of latest values for one keyspace. See the module docs for its rules.
 pub(crate) struct PointCache {
     shards: [Mutex<Shard>; SHARDS],
-    hasher: RandomState,
+    /// Keyed: a client cannot choose keys that collide without knowing the seed.
+    hasher: foldhash::fast::RandomState,
 }
 
 impl PointCache {
@@ -203,7 +204,7 @@ impl PointCache {
         });
         Self {
             shards,
-            hasher: RandomState::new(),
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 

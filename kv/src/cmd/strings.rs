@@ -6,7 +6,7 @@ use crate::args::{arg, format_float, is, parse_f64, parse_i64, parse_i64_opt};
 use crate::error::{KvError, KvResult};
 use crate::format::{KeyType, Meta};
 use crate::kv_server::{KvServer, Stats};
-use crate::reply::Reply;
+use crate::reply::{Reply, StoredBulk};
 use crate::store::KvTxn;
 use bytes::Bytes;
 
@@ -52,12 +52,11 @@ pub fn get(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResul
 
 /// GET key outside MULTI: its one read is of the latest committed record (no transaction).
 pub fn get_latest(server: &KvServer, db: u8, args: &[Bytes]) -> KvResult<Reply> {
-    let now = crate::clock::now_ms();
     get_reply(
         server,
         server
             .store()
-            .latest_meta_with_record(db, arg(args, 1)?, now)?,
+            .latest_meta_with_record(db, arg(args, 1)?, crate::clock::now_ms)?,
     )
 }
 
@@ -70,12 +69,8 @@ fn get_reply(server: &KvServer, found: Option<(Meta, orcinus_storage::Slice)>) -
     match found {
         None => Ok(Reply::Null),
         Some((meta, _)) if meta.key_type != KeyType::String => Err(KvError::wrong_type()),
-        // The reply shares the stored record's buffer: no copy of the value.
-        Some((_, record)) => {
-            let record = Bytes::from_owner(record);
-            let start = Meta::INLINE_OFFSET.min(record.len());
-            Ok(Reply::Bulk(record.slice(start..)))
-        }
+        // The reply shares the stored record's buffer: no copy of the value, no allocation.
+        Some((_, record)) => Ok(Reply::Stored(StoredBulk::new(record, Meta::INLINE_OFFSET))),
     }
 }
 

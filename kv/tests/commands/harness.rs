@@ -64,7 +64,10 @@ impl Harness {
             .split_whitespace()
             .map(|w| Bytes::copy_from_slice(w.as_bytes()))
             .collect();
-        self.server.execute(&mut self.session, args).await
+        self.server
+            .execute(&mut self.session, args)
+            .await
+            .into_plain()
     }
 
     /// Runs a whitespace-separated command; its reply as the session's client decodes it.
@@ -76,7 +79,10 @@ impl Harness {
     /// Runs a command given as byte arguments.
     pub async fn raw(&mut self, args: &[&[u8]]) -> Reply {
         let args = args.iter().map(|a| Bytes::copy_from_slice(a)).collect();
-        self.server.execute(&mut self.session, args).await
+        self.server
+            .execute(&mut self.session, args)
+            .await
+            .into_plain()
     }
 }
 
@@ -85,7 +91,7 @@ pub async fn run_in(server: &KvServer, session: &mut Session, line: &str) -> Rep
         .split_whitespace()
         .map(|w| Bytes::copy_from_slice(w.as_bytes()))
         .collect();
-    server.execute(session, args).await
+    server.execute(session, args).await.into_plain()
 }
 
 /// [`run_in`], with the reply as the session's client decodes it.

@@ -63,7 +63,7 @@ async fn pipelined(server: &KvServer, session: &mut Session, lines: &[String]) -
         if let Some(ticket) = ticket {
             ticket.wait().await.unwrap();
         }
-        replies.push(reply);
+        replies.push(reply.into_plain());
     }
     run_group(server, session, &mut group, &mut replies).await;
     replies
@@ -84,7 +84,7 @@ async fn run_group(
     if let Some(ticket) = ticket {
         ticket.wait().await.unwrap();
     }
-    replies.extend(got);
+    replies.extend(got.into_iter().map(Reply::into_plain));
 }
 
 async fn dump(h: &mut Harness) -> Vec<Reply> {

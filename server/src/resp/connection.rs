@@ -28,8 +28,7 @@ use super::encoder::encode;
 use super::handler::CommandHandler;
 use super::reply_buffer::ReplyBuffer;
 use orcinus_kv::bytes::BytesMut;
-use orcinus_kv::command_table::may_block;
-use orcinus_kv::{Bytes, KvError, Reply, Session};
+use orcinus_kv::{Bytes, KvError, Reply, Route, Session};
 use orcinus_storage::DurabilityTicket;
 use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -84,18 +83,22 @@ where
                     return close(&mut stream, &outbox.bytes).await;
                 }
             };
-            if handler.joins_write_group(&session, &args) {
-                group.push(args);
-                if group.is_full()
-                    && !group
-                        .run(&*handler, &mut session, &mut outbox, output_limit)
-                        .await
-                {
-                    outbox.settle(&session).await;
-                    return close(&mut stream, &outbox.bytes).await;
+            let resolved = match handler.route(&session, &args) {
+                Route::WriteGroup => {
+                    group.push(args);
+                    if group.is_full()
+                        && !group
+                            .run(&*handler, &mut session, &mut outbox, output_limit)
+                            .await
+                    {
+                        outbox.settle(&session).await;
+                        return close(&mut stream, &outbox.bytes).await;
+                    }
+                    continue;
                 }
-                continue;
-            }
+                Route::MayBlock => None,
+                Route::Now(resolved) => Some(resolved),
+            };
             if !group
                 .run(&*handler, &mut session, &mut outbox, output_limit)
                 .await
@@ -103,7 +106,14 @@ where
                 outbox.settle(&session).await;
                 return close(&mut stream, &outbox.bytes).await;
             }
-            let reply = if may_block(&args) {
+            let reply = if let Some(resolved) = resolved {
+                let (reply, ticket) = handler.execute_resolved(&mut session, resolved, args).await;
+                if ticket.is_some() {
+                    outbox.ticket = ticket;
+                }
+                reply
+            } else {
+                session.publish_activity();
                 if !outbox.send(&mut stream, &session).await? {
                     return close(&mut stream, &outbox.bytes).await;
                 }
@@ -115,12 +125,6 @@ where
                     return Ok(());
                 }
                 reply
-            } else {
-                let (reply, ticket) = handler.execute_deferred(&mut session, args).await;
-                if ticket.is_some() {
-                    outbox.ticket = ticket;
-                }
-                reply
             };
             if !outbox.push(&reply, &session, output_limit) {
                 outbox.settle(&session).await;
@@ -130,8 +134,11 @@ where
                 outbox.settle(&session).await;
                 return close(&mut stream, &outbox.bytes).await;
             }
-            if outbox.bytes.len() >= FLUSH_THRESHOLD && !outbox.send(&mut stream, &session).await? {
-                return close(&mut stream, &outbox.bytes).await;
+            if outbox.bytes.len() >= FLUSH_THRESHOLD {
+                session.publish_activity();
+                if !outbox.send(&mut stream, &session).await? {
+                    return close(&mut stream, &outbox.bytes).await;
+                }
             }
         }
         // A pipeline of large values arrives in several reads: take what the socket already
@@ -149,6 +156,7 @@ where
             outbox.settle(&session).await;
             return close(&mut stream, &outbox.bytes).await;
         }
+        session.publish_activity();
         if !outbox.send(&mut stream, &session).await? {
             return close(&mut stream, &outbox.bytes).await;
         }

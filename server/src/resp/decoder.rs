@@ -99,6 +99,9 @@ impl RequestDecoder {
     ) -> Result<Option<Vec<Bytes>>, ProtocolError> {
         loop {
             if self.pending.is_none() {
+                if let Some(args) = decode_whole_multibulk(buf, limits) {
+                    return Ok(Some(args));
+                }
                 match buf.first() {
                     None => return Ok(None),
                     Some(b'*') => {
@@ -215,6 +218,79 @@ impl RequestDecoder {
         }
         Ok(self.pending.take().map(|p| p.args))
     }
+}
+
+/// Most arguments a request may have to be decoded by [`decode_whole_multibulk`].
+const WHOLE_MAX_ARGS: usize = 8;
+
+/// One pass over a multibulk request that is already whole in `buf`, written the canonical way
+/// (`*N\r\n`, then `$len\r\n` + payload + `\r\n` per argument, 1..=[`WHOLE_MAX_ARGS`]
+/// arguments, within `limits`): consumes it and returns its arguments. Anything else — an
+/// incomplete request, other forms, anything over a limit or malformed — returns `None` and
+/// consumes nothing; the incremental decoder then decodes it (or reports its error). Both
+/// decode an accepted request to the same arguments.
+fn decode_whole_multibulk(buf: &mut BytesMut, limits: &DecodeLimits) -> Option<Vec<Bytes>> {
+    let bytes: &[u8] = buf;
+    let (count, mut at) = canonical_header(bytes, 0, b'*')?;
+    let count = usize::try_from(count).ok()?;
+    let count_cap = if limits.authenticated {
+        WHOLE_MAX_ARGS
+    } else {
+        WHOLE_MAX_ARGS.min(UNAUTH_MULTIBULK_MAX as usize)
+    };
+    if count == 0 || count > count_cap {
+        return None;
+    }
+    let bulk_cap = if limits.authenticated {
+        limits.max_bulk_len
+    } else {
+        limits.max_bulk_len.min(UNAUTH_BULK_MAX as u64)
+    };
+    let mut spans = [(0usize, 0usize); WHOLE_MAX_ARGS];
+    for span in spans.iter_mut().take(count) {
+        let (len, start) = canonical_header(bytes, at, b'$')?;
+        if len > bulk_cap {
+            return None;
+        }
+        let end = start.checked_add(usize::try_from(len).ok()?)?;
+        if bytes.get(end..end.checked_add(2)?)? != b"\r\n" {
+            return None;
+        }
+        *span = (start, end);
+        at = end + 2;
+    }
+    let mut args = Vec::with_capacity(count);
+    let mut consumed = 0;
+    for &(start, end) in spans.iter().take(count) {
+        buf.advance(start - consumed);
+        args.push(buf.split_to(end - start).freeze());
+        consumed = end;
+    }
+    buf.advance(at - consumed);
+    Some(args)
+}
+
+/// A header line `<prefix><decimal digits>\r\n` starting at `at` (no sign, at most 18 digits,
+/// so it cannot overflow): its number and where the next line starts.
+fn canonical_header(bytes: &[u8], at: usize, prefix: u8) -> Option<(u64, usize)> {
+    let line = bytes.get(at..)?;
+    if line.first() != Some(&prefix) {
+        return None;
+    }
+    let mut n: u64 = 0;
+    let mut i = 1;
+    loop {
+        match *line.get(i)? {
+            d @ b'0'..=b'9' if i <= 18 => n = n * 10 + u64::from(d - b'0'),
+            b'\r' if i > 1 => break,
+            _ => return None,
+        }
+        i += 1;
+    }
+    if line.get(i + 1) != Some(&b'\n') {
+        return None;
+    }
+    Some((n, at + i + 2))
 }
 
 enum InlineOutcome {

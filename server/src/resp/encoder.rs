@@ -7,7 +7,7 @@
 
 use super::reply_buffer::ReplyBuffer;
 use orcinus_kv::score::format_score;
-use orcinus_kv::{Bytes, Protocol, Reply};
+use orcinus_kv::{Bytes, Protocol, Reply, StoredBulk};
 
 /// Where encoded bytes go.
 pub trait Sink {
@@ -18,6 +18,10 @@ pub trait Sink {
     /// Appends a bulk payload (a sink may keep a reference instead of copying).
     fn put_payload(&mut self, payload: &Bytes) {
         self.put(payload);
+    }
+    /// Appends a stored value (a sink may keep a reference instead of copying).
+    fn put_stored(&mut self, payload: &StoredBulk) {
+        self.put(payload.bytes());
     }
 }
 
@@ -39,6 +43,9 @@ impl Sink for ReplyBuffer {
     }
     fn put_payload(&mut self, payload: &Bytes) {
         ReplyBuffer::put_payload(self, payload);
+    }
+    fn put_stored(&mut self, payload: &StoredBulk) {
+        ReplyBuffer::put_stored(self, payload);
     }
 }
 
@@ -111,6 +118,11 @@ pub fn encode(reply: &Reply, protocol: Protocol, out: &mut impl Sink) {
         Reply::Error(text) => line(out, b'-', text),
         Reply::Integer(n) => number_line(out, b':', *n < 0, n.unsigned_abs()),
         Reply::Bulk(bytes) => bulk(out, bytes),
+        Reply::Stored(stored) => {
+            header(out, b'$', stored.len());
+            out.put_stored(stored);
+            out.put(b"\r\n");
+        }
         Reply::Null if resp3 => out.put(b"_\r\n"),
         Reply::Null => out.put(b"$-1\r\n"),
         Reply::NullArray if resp3 => out.put(b"_\r\n"),

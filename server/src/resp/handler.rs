@@ -2,7 +2,8 @@
 //! connection (framing, ordering, limits, backpressure) can be tested against a fake handler
 //! and the engine without a socket. `orcinus_kv::KvServer` is the production implementation.
 
-use orcinus_kv::{Bytes, KvServer, Reply, Session};
+use orcinus_kv::command_table::may_block;
+use orcinus_kv::{Bytes, KvServer, Reply, Resolved, Route, Session};
 use orcinus_storage::DurabilityTicket;
 use std::future::Future;
 
@@ -25,6 +26,32 @@ pub trait CommandHandler: Send + Sync + 'static {
         args: Vec<Bytes>,
     ) -> impl Future<Output = (Reply, Option<DurabilityTicket>)> + Send + 'a {
         async move { (self.execute(session, args).await, None) }
+    }
+
+    /// How the connection runs `args`: held back for a write group, run while the socket is
+    /// watched (a command that may block), or run now with
+    /// [`CommandHandler::execute_resolved`] — decided with one command lookup, which the
+    /// result carries. The default asks [`CommandHandler::joins_write_group`] and the
+    /// command table.
+    fn route(&self, session: &Session, args: &[Bytes]) -> Route {
+        if self.joins_write_group(session, args) {
+            Route::WriteGroup
+        } else if may_block(args) {
+            Route::MayBlock
+        } else {
+            Route::Now(Resolved::lookup(args))
+        }
+    }
+
+    /// [`CommandHandler::execute_deferred`] for a request [`CommandHandler::route`] looked up.
+    /// The default ignores the lookup.
+    fn execute_resolved<'a>(
+        &'a self,
+        session: &'a mut Session,
+        _resolved: Resolved,
+        args: Vec<Bytes>,
+    ) -> impl Future<Output = (Reply, Option<DurabilityTicket>)> + Send + 'a {
+        self.execute_deferred(session, args)
     }
 
     /// True if `args` may be held back and run with the consecutive requests that also may,
@@ -69,6 +96,19 @@ impl CommandHandler for KvServer {
         args: Vec<Bytes>,
     ) -> impl Future<Output = (Reply, Option<DurabilityTicket>)> + Send + 'a {
         KvServer::execute_deferred(self, session, args)
+    }
+
+    fn route(&self, session: &Session, args: &[Bytes]) -> Route {
+        KvServer::route(self, session, args)
+    }
+
+    fn execute_resolved<'a>(
+        &'a self,
+        session: &'a mut Session,
+        resolved: Resolved,
+        args: Vec<Bytes>,
+    ) -> impl Future<Output = (Reply, Option<DurabilityTicket>)> + Send + 'a {
+        KvServer::execute_resolved(self, session, resolved, args)
     }
 
     fn joins_write_group(&self, session: &Session, args: &[Bytes]) -> bool {

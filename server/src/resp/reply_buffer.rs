@@ -1,13 +1,14 @@
 //! [`ReplyBuffer`]: encoded replies waiting to be written to one client. Small parts (headers,
 //! short values, integers …) are copied into one contiguous buffer; a bulk payload of at least
-//! [`SHARE_MIN`] bytes is kept by reference (a `Bytes` that shares the stored value's buffer)
+//! [`SHARE_MIN`] bytes is kept by reference (a `Bytes`, or a [`StoredBulk`] that shares the
+//! engine's buffer)
 //! and goes to the socket with vectored writes. A large GET reply is then copied once, by the
 //! kernel, instead of first into this buffer and then by the kernel.
 //!
 //! Invariant: the bytes written are exactly the concatenation of everything put, in order —
 //! a shared payload sits at the offset of the inline buffer where it was put.
 
-use orcinus_kv::Bytes;
+use orcinus_kv::{Bytes, StoredBulk};
 use std::io::IoSlice;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 
@@ -25,12 +26,27 @@ pub struct Mark {
     shared_len: usize,
 }
 
+/// A payload kept by reference.
+enum Shared {
+    Bytes(Bytes),
+    Stored(StoredBulk),
+}
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        match self {
+            Self::Bytes(bytes) => bytes,
+            Self::Stored(stored) => stored.bytes(),
+        }
+    }
+}
+
 /// Encoded output: an inline buffer plus shared payloads placed at offsets within it.
 #[derive(Default)]
 pub struct ReplyBuffer {
     inline: Vec<u8>,
     /// (offset in `inline` the payload follows, payload), offsets non-decreasing.
-    shared: Vec<(usize, Bytes)>,
+    shared: Vec<(usize, Shared)>,
     shared_len: usize,
 }
 
@@ -62,9 +78,22 @@ impl ReplyBuffer {
         if payload.len() < SHARE_MIN {
             self.inline.extend_from_slice(payload);
         } else {
-            self.shared_len += payload.len();
-            self.shared.push((self.inline.len(), payload.clone()));
+            self.share(Shared::Bytes(payload.clone()));
         }
+    }
+
+    /// Appends a stored value, like [`ReplyBuffer::put_payload`].
+    pub fn put_stored(&mut self, payload: &StoredBulk) {
+        if payload.len() < SHARE_MIN {
+            self.inline.extend_from_slice(payload.bytes());
+        } else {
+            self.share(Shared::Stored(payload.clone()));
+        }
+    }
+
+    fn share(&mut self, payload: Shared) {
+        self.shared_len += payload.as_ref().len();
+        self.shared.push((self.inline.len(), payload));
     }
 
     /// The current end, to drop what follows it with [`ReplyBuffer::truncate`].
@@ -274,6 +303,22 @@ mod tests {
         many.write_to(&mut w).await.unwrap();
         assert_eq!(w.out, many.to_vec());
         assert!(w.calls >= 2);
+    }
+
+    #[test]
+    fn stored_values_are_copied_or_shared_like_bytes() {
+        let (mut buffer, mut expected) = sample();
+        for size in [0, 5, SHARE_MIN - 1, SHARE_MIN, 3000] {
+            let record: Vec<u8> = (0..size + 7).map(|i| (i % 251) as u8).collect();
+            let stored = StoredBulk::new(orcinus_storage::Slice::from(record.clone()), 7);
+            buffer.put(b"+");
+            buffer.put_stored(&stored);
+            expected.push(b'+');
+            expected.extend_from_slice(&record[7..]);
+        }
+        assert_eq!(buffer.shared.len(), 16 + 2);
+        assert_eq!(buffer.len(), expected.len());
+        assert_eq!(buffer.to_vec(), expected);
     }
 
     #[test]

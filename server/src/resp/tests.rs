@@ -241,10 +241,102 @@ fn decode_split_at_random_boundaries_equals_decode_whole() {
     }
 }
 
+/// A request in one of the forms the decoder accepts or must reject: canonical, or with a
+/// bare `\n`, leading zeros, a negative or zero count, many arguments, or an inline line.
+fn varied_request(rng: &mut XorShift, out: &mut Vec<u8>) {
+    let eol: &[u8] = if rng.below(8) == 0 { b"\n" } else { b"\r\n" };
+    match rng.below(10) {
+        0 => return random_request(rng, out),
+        1 => {
+            out.extend_from_slice(
+                format!("*{}", i64::try_from(rng.below(3)).unwrap() - 1).as_bytes(),
+            );
+            out.extend_from_slice(eol);
+            return;
+        }
+        _ => {}
+    }
+    let argc = 1 + rng.below(12);
+    let zeros = if rng.below(8) == 0 { "0" } else { "" };
+    out.extend_from_slice(format!("*{zeros}{argc}").as_bytes());
+    out.extend_from_slice(eol);
+    for _ in 0..argc {
+        let len = rng.below(40);
+        out.extend_from_slice(format!("${zeros}{len}").as_bytes());
+        out.extend_from_slice(eol);
+        for _ in 0..len {
+            out.push(u8::try_from(rng.below(256)).unwrap());
+        }
+        out.extend_from_slice(b"\r\n");
+    }
+}
+
+/// Property: decoding a stream that is whole in the buffer (which takes the one-pass path for
+/// canonical requests) and feeding it one byte at a time (which never has a whole request
+/// before the incremental decoder has started it) yield the same requests and errors, under
+/// each kind of limit.
+#[test]
+fn one_pass_and_incremental_decoding_agree() {
+    let tight = DecodeLimits {
+        max_bulk_len: 20,
+        authenticated: true,
+    };
+    for seed in 1..=400u64 {
+        let mut rng = XorShift(seed.wrapping_mul(0x2545_F491_4F6C_DD1D));
+        let mut stream = Vec::new();
+        for _ in 0..1 + rng.below(12) {
+            varied_request(&mut rng, &mut stream);
+        }
+        if rng.below(4) == 0 && !stream.is_empty() {
+            let at = usize::try_from(rng.below(stream.len() as u64)).unwrap();
+            stream[at] = u8::try_from(rng.below(256)).unwrap();
+        }
+        for limits in [&AUTHED, &UNAUTHED, &tight] {
+            let whole = decode_all(&stream, limits);
+            let mut decoder = RequestDecoder::new();
+            let mut buf = BytesMut::new();
+            let mut requests = Vec::new();
+            let mut error = None;
+            'feed: for &byte in &stream {
+                buf.extend_from_slice(&[byte]);
+                loop {
+                    match decoder.decode(&mut buf, limits) {
+                        Ok(Some(req)) => requests.push(req),
+                        Ok(None) => break,
+                        Err(e) => {
+                            error = Some(e.reply_text());
+                            break 'feed;
+                        }
+                    }
+                }
+            }
+            match whole {
+                Ok(reqs) => {
+                    assert_eq!(error, None, "seed {seed} {limits:?}");
+                    assert_eq!(requests, reqs, "seed {seed} {limits:?}");
+                }
+                Err(e) => assert_eq!(error, Some(e), "seed {seed} {limits:?}"),
+            }
+        }
+    }
+}
+
 fn encoded(reply: &Reply, protocol: Protocol) -> String {
     let mut out = Vec::new();
     encode(reply, protocol, &mut out);
     String::from_utf8(out).unwrap()
+}
+
+#[test]
+fn stored_values_encode_as_bulk_strings() {
+    let record = orcinus_storage::Slice::from(&b"headervalue"[..]);
+    for protocol in [Protocol::Resp2, Protocol::Resp3] {
+        let stored = Reply::Stored(orcinus_kv::StoredBulk::new(record.clone(), 6));
+        assert_eq!(encoded(&stored, protocol), "$5\r\nvalue\r\n");
+        let past_end = Reply::Stored(orcinus_kv::StoredBulk::new(record.clone(), 99));
+        assert_eq!(encoded(&past_end, protocol), "$0\r\n\r\n");
+        assert_eq!(stored.into_plain(), Reply::bulk("value"));
+    }
 }
 
 #[test]
