@@ -31,22 +31,27 @@
 //! pending as the previous sync covered, or until half the previous sync's duration (at most
 //! [`GATHER_WAIT_MAX`]) has passed, whichever is first; the batch size follows the load from one
 //! sync to the next. Appenders wake the sync thread only when the count it waits for is
-//! reached. Before a sync it also lets every append already in progress finish (bounded by
-//! [`GATHER_LIMIT`]).
+//! reached.
+//!
+//! Releasing: if the pipeline was started inside a multi-thread tokio runtime, the sync thread hands the
+//! waiters a sync covers to a [`Releaser`] task on that runtime (one wake-up) which wakes them
+//! there. On a server pinned to one CPU, every wake from the sync thread could hand the CPU to
+//! the woken worker at once, so waking each waiter from the sync thread cost about two context
+//! switches per commit; woken from a runtime worker, they queue on that worker instead. Waiters
+//! still resolve in sequence order. When the runtime is gone (its tasks were dropped), the sync
+//! thread wakes them itself.
 
 use crate::config::SyncPolicy;
 use crate::error::{Result, StorageError};
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Longest the sync thread waits for appends already in progress to join the next sync.
-const GATHER_LIMIT: Duration = Duration::from_micros(500);
 /// Longest the sync thread waits for a batch as large as the previous one to gather.
 const GATHER_WAIT_MAX: Duration = Duration::from_millis(1);
+use tokio::runtime::RuntimeFlavor;
 use tokio::sync::{oneshot, watch};
 
 /// Where the appended-but-not-yet-synced batches go (the LSM journal); a trait so that tests can
@@ -59,7 +64,7 @@ pub(crate) trait Journal: Send + Sync + 'static {
 struct State {
     appended: u64,
     synced: u64,
-    waiters: VecDeque<(u64, oneshot::Sender<Result<()>>)>,
+    waiters: VecDeque<(u64, Waiter)>,
     poisoned: bool,
     stopping: bool,
     syncs: u64,
@@ -67,14 +72,86 @@ struct State {
     wake_at: u64,
 }
 
+/// The sending side of one waiting commit.
+type Waiter = oneshot::Sender<Result<()>>;
+
+/// Waiters covered by a completed sync, to be woken by the releaser task, and whether that task
+/// is gone (then nothing may be queued here).
+#[derive(Default)]
+struct ReleaseQueue {
+    waiters: Vec<Waiter>,
+    gone: bool,
+}
+
+/// Wakes released waiters from a task on the runtime the pipeline was started in (see
+/// "Releasing").
+#[derive(Default)]
+struct Releaser {
+    queue: Mutex<ReleaseQueue>,
+    ready: tokio::sync::Notify,
+}
+
+impl Releaser {
+    /// Spawns the releaser task on `runtime`.
+    fn spawn(runtime: &tokio::runtime::Handle) -> Arc<Self> {
+        let releaser = Arc::new(Self::default());
+        let task = ReleaserTask(Arc::clone(&releaser));
+        runtime.spawn(async move { task.run().await });
+        releaser
+    }
+
+    /// Queues `waiters` for the task; gives them back if the task is gone.
+    fn hand_over(&self, waiters: &mut Vec<Waiter>) -> bool {
+        let mut queue = self.queue.lock();
+        if queue.gone {
+            return false;
+        }
+        let was_empty = queue.waiters.is_empty();
+        queue.waiters.append(waiters);
+        drop(queue);
+        if was_empty {
+            self.ready.notify_one();
+        }
+        true
+    }
+}
+
+/// The releaser task's side; when the task is dropped (runtime shutdown), it wakes what is
+/// queued and marks the releaser gone, so the sync thread wakes waiters itself from then on.
+struct ReleaserTask(Arc<Releaser>);
+
+impl ReleaserTask {
+    async fn run(&self) {
+        let mut batch = Vec::new();
+        loop {
+            self.0.ready.notified().await;
+            std::mem::swap(&mut batch, &mut self.0.queue.lock().waiters);
+            for tx in batch.drain(..) {
+                let _ = tx.send(Ok(()));
+            }
+        }
+    }
+}
+
+impl Drop for ReleaserTask {
+    fn drop(&mut self) {
+        let mut queue = self.0.queue.lock();
+        queue.gone = true;
+        for tx in queue.waiters.drain(..) {
+            let _ = tx.send(Ok(()));
+        }
+    }
+}
+
 pub(crate) struct GroupCommit {
     policy: SyncPolicy,
     append_lock: Mutex<()>,
-    appends_in_progress: AtomicUsize,
     state: Mutex<State>,
     wake: Condvar,
     poisoned_tx: watch::Sender<bool>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Whether waiters are woken by a releaser task (see "Releasing").
+    releases_on_runtime: bool,
 }
 
 /// The durability of one commit that is already applied (visible to readers) but may not be
@@ -113,11 +190,15 @@ impl std::fmt::Debug for DurabilityTicket {
 
 impl GroupCommit {
     pub(crate) fn start(policy: SyncPolicy, journal: Arc<dyn Journal>) -> Result<Arc<Self>> {
+        // Only a multi-thread runtime runs its tasks whether or not anyone drives it.
+        let releaser = tokio::runtime::Handle::try_current()
+            .ok()
+            .filter(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
+            .map(|runtime| Releaser::spawn(&runtime));
         let (poisoned_tx, _) = watch::channel(false);
         let gc = Arc::new(Self {
             policy,
             append_lock: Mutex::new(()),
-            appends_in_progress: AtomicUsize::new(0),
             state: Mutex::new(State {
                 appended: 0,
                 synced: 0,
@@ -130,11 +211,16 @@ impl GroupCommit {
             wake: Condvar::new(),
             poisoned_tx,
             thread: Mutex::new(None),
+            releases_on_runtime: releaser.is_some(),
         });
+        tracing::debug!(
+            releases_on_runtime = gc.releases_on_runtime,
+            "group commit started"
+        );
         let worker = Arc::clone(&gc);
         let handle = std::thread::Builder::new()
             .name("orcinus-sync".into())
-            .spawn(move || worker.run(journal.as_ref()))?;
+            .spawn(move || worker.run(journal.as_ref(), releaser))?;
         *gc.thread.lock() = Some(handle);
         Ok(gc)
     }
@@ -142,13 +228,6 @@ impl GroupCommit {
     /// Appends with `write` (which must put the batch into the journal) and returns the ticket
     /// for its durability. `write` runs under the append lock, so appends are totally ordered.
     pub(crate) fn append(&self, write: impl FnOnce() -> Result<()>) -> Result<DurabilityTicket> {
-        self.appends_in_progress.fetch_add(1, Ordering::SeqCst);
-        let result = self.append_counted(write);
-        self.appends_in_progress.fetch_sub(1, Ordering::SeqCst);
-        result
-    }
-
-    fn append_counted(&self, write: impl FnOnce() -> Result<()>) -> Result<DurabilityTicket> {
         let _order = self.append_lock.lock();
         {
             let st = self.state.lock();
@@ -227,21 +306,12 @@ impl GroupCommit {
         self.wake.notify_all();
     }
 
-    /// Lets appends already in progress finish so the next sync covers them too.
-    fn gather_appends(&self) {
-        let started = Instant::now();
-        while self.appends_in_progress.load(Ordering::SeqCst) > 0
-            && started.elapsed() < GATHER_LIMIT
-        {
-            std::thread::yield_now();
-        }
-    }
-
-    fn run(&self, journal: &dyn Journal) {
+    fn run(&self, journal: &dyn Journal, releaser: Option<Arc<Releaser>>) {
         let interval = Duration::from_secs(1);
         // Commits the previous sync covered, and how long it took (see "Batching").
         let mut last_batch = 1u64;
         let mut last_sync = Duration::ZERO;
+        let mut report = SyncReport::new();
         let mut released = Vec::new();
         loop {
             let target = {
@@ -269,26 +339,29 @@ impl GroupCommit {
                         }
                     }
                 }
-                let deadline = Instant::now() + (last_sync / 2).min(GATHER_WAIT_MAX);
+                let gather_started = Instant::now();
+                let deadline = gather_started + (last_sync / 2).min(GATHER_WAIT_MAX);
                 while st.appended - st.synced < last_batch && !st.stopping && !st.poisoned {
                     st.wake_at = st.synced + last_batch;
                     if self.wake.wait_until(&mut st, deadline).timed_out() {
+                        report.gather_timeouts += 1;
                         break;
                     }
                 }
                 st.wake_at = u64::MAX;
-                drop(st);
-                self.gather_appends();
-                self.state.lock().appended
+                report.gather += gather_started.elapsed();
+                st.appended
             };
             let started = Instant::now();
             let result = journal.sync();
             last_sync = started.elapsed();
+            report.sync += last_sync;
             let mut st = self.state.lock();
             match result {
                 Ok(()) => {
                     st.syncs += 1;
                     last_batch = target.saturating_sub(st.synced).max(1);
+                    report.add(last_batch);
                     st.synced = st.synced.max(target);
                     let covered = st
                         .waiters
@@ -299,9 +372,15 @@ impl GroupCommit {
                     let done = st.stopping && st.appended == st.synced;
                     // Waking the committers (scheduler work) outside the lock appenders take.
                     drop(st);
-                    for tx in released.drain(..) {
-                        let _ = tx.send(Ok(()));
+                    if !releaser
+                        .as_ref()
+                        .is_some_and(|r| r.hand_over(&mut released))
+                    {
+                        for tx in released.drain(..) {
+                            let _ = tx.send(Ok(()));
+                        }
                     }
+                    report.maybe_log();
                     if done {
                         return;
                     }
@@ -313,6 +392,55 @@ impl GroupCommit {
                 }
             }
         }
+    }
+}
+
+/// Per-second summary of the sync thread's work, logged at debug level (`RUST_LOG=
+/// orcinus_storage=debug`): how many commits each sync covered and where its time went.
+struct SyncReport {
+    since: Instant,
+    syncs: u64,
+    commits: u64,
+    largest: u64,
+    gather_timeouts: u64,
+    gather: Duration,
+    sync: Duration,
+}
+
+impl SyncReport {
+    fn new() -> Self {
+        Self {
+            since: Instant::now(),
+            syncs: 0,
+            commits: 0,
+            largest: 0,
+            gather_timeouts: 0,
+            gather: Duration::ZERO,
+            sync: Duration::ZERO,
+        }
+    }
+
+    fn add(&mut self, batch: u64) {
+        self.syncs += 1;
+        self.commits += batch;
+        self.largest = self.largest.max(batch);
+    }
+
+    fn maybe_log(&mut self) {
+        if self.since.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let per_sync = |d: Duration| d.as_micros() / u128::from(self.syncs.max(1));
+        tracing::debug!(
+            syncs = self.syncs,
+            commits = self.commits,
+            largest_batch = self.largest,
+            gather_timeouts = self.gather_timeouts,
+            gather_us_per_sync = per_sync(self.gather),
+            sync_us_per_sync = per_sync(self.sync),
+            "group commit"
+        );
+        *self = Self::new();
     }
 }
 
@@ -451,6 +579,41 @@ mod tests {
                 .unwrap();
         }
         journal.allow_all();
+        gc.stop();
+    }
+
+    #[test]
+    fn waiters_are_released_after_the_starting_runtime_is_gone() {
+        let journal = Arc::new(CountingJournal {
+            syncs: AtomicU64::new(0),
+            fail_at: 0,
+        });
+        let first = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let gc = first
+            .block_on(async { GroupCommit::start(SyncPolicy::Always, journal) })
+            .unwrap();
+        assert!(
+            gc.releases_on_runtime,
+            "started inside a multi-thread runtime"
+        );
+        first
+            .block_on(gc.append(|| Ok(())).unwrap().wait())
+            .unwrap();
+        drop(first);
+        let second = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        second.block_on(async {
+            let ticket = gc.append(|| Ok(())).unwrap();
+            tokio::time::timeout(Duration::from_secs(10), ticket.wait())
+                .await
+                .expect("released without the first runtime")
+                .unwrap();
+        });
         gc.stop();
     }
 
