@@ -51,8 +51,9 @@ use std::time::{Duration, Instant};
 
 /// Longest the sync thread waits for a batch as large as the previous one to gather.
 const GATHER_WAIT_MAX: Duration = Duration::from_millis(1);
+use std::task::{Context, Poll, Waker};
 use tokio::runtime::RuntimeFlavor;
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 
 /// Where the appended-but-not-yet-synced batches go (the LSM journal); a trait so that tests can
 /// inject sync failures.
@@ -72,8 +73,67 @@ struct State {
     wake_at: u64,
 }
 
-/// The sending side of one waiting commit.
-type Waiter = oneshot::Sender<Result<()>>;
+/// What a commit's durability is delivered to: a task awaiting [`DurabilityTicket::wait`] or a
+/// callback given to [`DurabilityTicket::on_durable`].
+enum Outcome {
+    Pending {
+        waker: Option<Waker>,
+        callback: Option<DurableCallback>,
+    },
+    /// `true`: durable; `false`: the pipeline was poisoned before a sync covered the commit.
+    Resolved(bool),
+}
+
+/// Called once with the commit's durability (see [`DurabilityTicket::on_durable`]).
+pub type DurableCallback = Box<dyn FnOnce(Result<()>) + Send>;
+
+/// The shared state of one commit's ticket, resolved by the sync thread (or the releaser).
+struct Slot(Mutex<Outcome>);
+
+/// The resolving side of one waiting commit.
+type Waiter = Arc<Slot>;
+
+impl Slot {
+    fn new() -> Self {
+        Self(Mutex::new(Outcome::Pending {
+            waker: None,
+            callback: None,
+        }))
+    }
+
+    /// Delivers the outcome: runs the callback or wakes the waiting task (outside the lock).
+    fn resolve(&self, durable: bool) {
+        let previous = std::mem::replace(&mut *self.0.lock(), Outcome::Resolved(durable));
+        if let Outcome::Pending { waker, callback } = previous {
+            if let Some(callback) = callback {
+                callback(outcome(durable));
+            }
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
+    }
+
+    fn poll(&self, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        match &mut *self.0.lock() {
+            Outcome::Resolved(durable) => Poll::Ready(outcome(*durable)),
+            Outcome::Pending { waker, .. } => {
+                if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    *waker = Some(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+        }
+    }
+}
+
+fn outcome(durable: bool) -> Result<()> {
+    if durable {
+        Ok(())
+    } else {
+        Err(StorageError::Poisoned)
+    }
+}
 
 /// Waiters covered by a completed sync, to be woken by the releaser task, and whether that task
 /// is gone (then nothing may be queued here).
@@ -126,8 +186,8 @@ impl ReleaserTask {
         loop {
             self.0.ready.notified().await;
             std::mem::swap(&mut batch, &mut self.0.queue.lock().waiters);
-            for tx in batch.drain(..) {
-                let _ = tx.send(Ok(()));
+            for waiter in batch.drain(..) {
+                waiter.resolve(true);
             }
         }
     }
@@ -137,8 +197,8 @@ impl Drop for ReleaserTask {
     fn drop(&mut self) {
         let mut queue = self.0.queue.lock();
         queue.gone = true;
-        for tx in queue.waiters.drain(..) {
-            let _ = tx.send(Ok(()));
+        for waiter in queue.waiters.drain(..) {
+            waiter.resolve(true);
         }
     }
 }
@@ -163,7 +223,7 @@ pub(crate) struct GroupCommit {
 /// the ticket of its last one and may drop the others. Under [`SyncPolicy::Everysec`] and
 /// [`SyncPolicy::None`] tickets are ready at once (those policies promise no sync).
 #[must_use = "a commit is not durable until its ticket has been waited on"]
-pub struct DurabilityTicket(Option<oneshot::Receiver<Result<()>>>);
+pub struct DurabilityTicket(Option<Arc<Slot>>);
 
 impl DurabilityTicket {
     /// A ticket with nothing to wait for (a commit that wrote nothing).
@@ -176,7 +236,29 @@ impl DurabilityTicket {
     pub async fn wait(self) -> Result<()> {
         match self.0 {
             None => Ok(()),
-            Some(rx) => rx.await.unwrap_or(Err(StorageError::Poisoned)),
+            Some(slot) => std::future::poll_fn(|cx| slot.poll(cx)).await,
+        }
+    }
+
+    /// Calls `callback` with what [`DurabilityTicket::wait`] would return, once that is known:
+    /// at once (on this thread) if it is already known, else on the thread that releases the
+    /// commits of the sync covering this one — a runtime worker or the sync thread — so the
+    /// callback must not block. Releasing a sync's commits waits for their callbacks.
+    pub fn on_durable(self, callback: DurableCallback) {
+        let Some(slot) = self.0 else {
+            callback(Ok(()));
+            return;
+        };
+        let mut state = slot.0.lock();
+        match &mut *state {
+            Outcome::Resolved(durable) => {
+                let durable = *durable;
+                drop(state);
+                callback(outcome(durable));
+            }
+            Outcome::Pending {
+                callback: pending, ..
+            } => *pending = Some(callback),
         }
     }
 }
@@ -250,14 +332,14 @@ impl GroupCommit {
         if self.policy != SyncPolicy::Always {
             return Ok(DurabilityTicket::ready());
         }
-        let (tx, rx) = oneshot::channel();
-        st.waiters.push_back((seq, tx));
+        let slot = Arc::new(Slot::new());
+        st.waiters.push_back((seq, Arc::clone(&slot)));
         let wake = seq == st.wake_at;
         drop(st);
         if wake {
             self.wake.notify_one();
         }
-        Ok(DurabilityTicket(Some(rx)))
+        Ok(DurabilityTicket(Some(slot)))
     }
 
     /// A receiver that turns `true` once the engine is poisoned.
@@ -298,10 +380,11 @@ impl GroupCommit {
         }
         st.poisoned = true;
         tracing::error!("FATAL: {why}; storage is poisoned, no further writes are acknowledged");
-        for (_, tx) in st.waiters.drain(..) {
-            let _ = tx.send(Err(StorageError::Poisoned));
-        }
+        let waiters: Vec<_> = st.waiters.drain(..).map(|(_, waiter)| waiter).collect();
         drop(st);
+        for waiter in waiters {
+            waiter.resolve(false);
+        }
         self.poisoned_tx.send_replace(true);
         self.wake.notify_all();
     }
@@ -376,8 +459,8 @@ impl GroupCommit {
                         .as_ref()
                         .is_some_and(|r| r.hand_over(&mut released))
                     {
-                        for tx in released.drain(..) {
-                            let _ = tx.send(Ok(()));
+                        for waiter in released.drain(..) {
+                            waiter.resolve(true);
                         }
                     }
                     report.maybe_log();
@@ -579,6 +662,48 @@ mod tests {
                 .unwrap();
         }
         journal.allow_all();
+        gc.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_callback_runs_only_after_the_sync_that_covers_its_commit() {
+        let journal = Arc::new(GatedJournal::default());
+        let gc = GroupCommit::start(SyncPolicy::Always, journal.clone()).unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let first = tx.clone();
+        gc.append(|| Ok(())).unwrap().on_durable(Box::new(move |r| {
+            let _ = first.send(r.is_ok());
+        }));
+        journal.wait_started(1).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(rx.try_recv().is_err(), "called before its sync ended");
+        journal.allow_one();
+        assert_eq!(rx.recv().await, Some(true));
+        // Already durable: called at once, on this thread.
+        let ticket = gc.append(|| Ok(())).unwrap();
+        journal.allow_all();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let here = std::thread::current().id();
+        let (same_tx, same_rx) = std::sync::mpsc::channel();
+        ticket.on_durable(Box::new(move |r| {
+            let _ = same_tx.send((r.is_ok(), std::thread::current().id() == here));
+        }));
+        assert_eq!(same_rx.try_recv(), Ok((true, true)));
+        gc.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_callback_gets_the_poison_of_a_failed_sync() {
+        let journal = Arc::new(CountingJournal {
+            syncs: AtomicU64::new(0),
+            fail_at: 1,
+        });
+        let gc = GroupCommit::start(SyncPolicy::Always, journal).unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        gc.append(|| Ok(())).unwrap().on_durable(Box::new(move |r| {
+            let _ = tx.send(matches!(r, Err(StorageError::Poisoned)));
+        }));
+        assert_eq!(rx.recv().await, Some(true));
         gc.stop();
     }
 

@@ -25,7 +25,7 @@ mod snapshot;
 mod transaction;
 
 pub use batch::WriteBatch;
-pub use group_commit::DurabilityTicket;
+pub use group_commit::{DurabilityTicket, DurableCallback};
 pub use interrupt::{Interrupt, interruptible};
 
 /// Longest key the engine stores (the LSM's limit).
