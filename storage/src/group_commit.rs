@@ -31,23 +31,29 @@
 //! pending as the previous sync covered, or until half the previous sync's duration (at most
 //! [`GATHER_WAIT_MAX`]) has passed, whichever is first; the batch size follows the load from one
 //! sync to the next. Appenders wake the sync thread only when the count it waits for is
-//! reached. Before a sync it also lets every append already in progress finish (bounded by
-//! [`GATHER_LIMIT`]).
+//! reached.
+//!
+//! Releasing: if the pipeline was started inside a multi-thread tokio runtime, the sync thread hands the
+//! waiters a sync covers to a [`Releaser`] task on that runtime (one wake-up) which wakes them
+//! there. On a server pinned to one CPU, every wake from the sync thread could hand the CPU to
+//! the woken worker at once, so waking each waiter from the sync thread cost about two context
+//! switches per commit; woken from a runtime worker, they queue on that worker instead. Waiters
+//! still resolve in sequence order. When the runtime is gone (its tasks were dropped), the sync
+//! thread wakes them itself.
 
 use crate::config::SyncPolicy;
 use crate::error::{Result, StorageError};
 use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Longest the sync thread waits for appends already in progress to join the next sync.
-const GATHER_LIMIT: Duration = Duration::from_micros(500);
 /// Longest the sync thread waits for a batch as large as the previous one to gather.
 const GATHER_WAIT_MAX: Duration = Duration::from_millis(1);
-use tokio::sync::{oneshot, watch};
+use std::task::{Context, Poll, Waker};
+use tokio::runtime::RuntimeFlavor;
+use tokio::sync::watch;
 
 /// Where the appended-but-not-yet-synced batches go (the LSM journal); a trait so that tests can
 /// inject sync failures.
@@ -59,7 +65,7 @@ pub(crate) trait Journal: Send + Sync + 'static {
 struct State {
     appended: u64,
     synced: u64,
-    waiters: VecDeque<(u64, oneshot::Sender<Result<()>>)>,
+    waiters: VecDeque<(u64, Waiter)>,
     poisoned: bool,
     stopping: bool,
     syncs: u64,
@@ -67,14 +73,145 @@ struct State {
     wake_at: u64,
 }
 
+/// What a commit's durability is delivered to: a task awaiting [`DurabilityTicket::wait`] or a
+/// callback given to [`DurabilityTicket::on_durable`].
+enum Outcome {
+    Pending {
+        waker: Option<Waker>,
+        callback: Option<DurableCallback>,
+    },
+    /// `true`: durable; `false`: the pipeline was poisoned before a sync covered the commit.
+    Resolved(bool),
+}
+
+/// Called once with the commit's durability (see [`DurabilityTicket::on_durable`]).
+pub type DurableCallback = Box<dyn FnOnce(Result<()>) + Send>;
+
+/// The shared state of one commit's ticket, resolved by the sync thread (or the releaser).
+struct Slot(Mutex<Outcome>);
+
+/// The resolving side of one waiting commit.
+type Waiter = Arc<Slot>;
+
+impl Slot {
+    fn new() -> Self {
+        Self(Mutex::new(Outcome::Pending {
+            waker: None,
+            callback: None,
+        }))
+    }
+
+    /// Delivers the outcome: runs the callback or wakes the waiting task (outside the lock).
+    fn resolve(&self, durable: bool) {
+        let previous = std::mem::replace(&mut *self.0.lock(), Outcome::Resolved(durable));
+        if let Outcome::Pending { waker, callback } = previous {
+            if let Some(callback) = callback {
+                callback(outcome(durable));
+            }
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        }
+    }
+
+    fn poll(&self, cx: &mut Context<'_>) -> Poll<Result<()>> {
+        match &mut *self.0.lock() {
+            Outcome::Resolved(durable) => Poll::Ready(outcome(*durable)),
+            Outcome::Pending { waker, .. } => {
+                if !waker.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    *waker = Some(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+        }
+    }
+}
+
+fn outcome(durable: bool) -> Result<()> {
+    if durable {
+        Ok(())
+    } else {
+        Err(StorageError::Poisoned)
+    }
+}
+
+/// Waiters covered by a completed sync, to be woken by the releaser task, and whether that task
+/// is gone (then nothing may be queued here).
+#[derive(Default)]
+struct ReleaseQueue {
+    waiters: Vec<Waiter>,
+    gone: bool,
+}
+
+/// Wakes released waiters from a task on the runtime the pipeline was started in (see
+/// "Releasing").
+#[derive(Default)]
+struct Releaser {
+    queue: Mutex<ReleaseQueue>,
+    ready: tokio::sync::Notify,
+}
+
+impl Releaser {
+    /// Spawns the releaser task on `runtime`.
+    fn spawn(runtime: &tokio::runtime::Handle) -> Arc<Self> {
+        let releaser = Arc::new(Self::default());
+        let task = ReleaserTask(Arc::clone(&releaser));
+        runtime.spawn(async move { task.run().await });
+        releaser
+    }
+
+    /// Queues `waiters` for the task; gives them back if the task is gone.
+    fn hand_over(&self, waiters: &mut Vec<Waiter>) -> bool {
+        let mut queue = self.queue.lock();
+        if queue.gone {
+            return false;
+        }
+        let was_empty = queue.waiters.is_empty();
+        queue.waiters.append(waiters);
+        drop(queue);
+        if was_empty {
+            self.ready.notify_one();
+        }
+        true
+    }
+}
+
+/// The releaser task's side; when the task is dropped (runtime shutdown), it wakes what is
+/// queued and marks the releaser gone, so the sync thread wakes waiters itself from then on.
+struct ReleaserTask(Arc<Releaser>);
+
+impl ReleaserTask {
+    async fn run(&self) {
+        let mut batch = Vec::new();
+        loop {
+            self.0.ready.notified().await;
+            std::mem::swap(&mut batch, &mut self.0.queue.lock().waiters);
+            for waiter in batch.drain(..) {
+                waiter.resolve(true);
+            }
+        }
+    }
+}
+
+impl Drop for ReleaserTask {
+    fn drop(&mut self) {
+        let mut queue = self.0.queue.lock();
+        queue.gone = true;
+        for waiter in queue.waiters.drain(..) {
+            waiter.resolve(true);
+        }
+    }
+}
+
 pub(crate) struct GroupCommit {
     policy: SyncPolicy,
     append_lock: Mutex<()>,
-    appends_in_progress: AtomicUsize,
     state: Mutex<State>,
     wake: Condvar,
     poisoned_tx: watch::Sender<bool>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    /// Whether waiters are woken by a releaser task (see "Releasing").
+    releases_on_runtime: bool,
 }
 
 /// The durability of one commit that is already applied (visible to readers) but may not be
@@ -86,7 +223,7 @@ pub(crate) struct GroupCommit {
 /// the ticket of its last one and may drop the others. Under [`SyncPolicy::Everysec`] and
 /// [`SyncPolicy::None`] tickets are ready at once (those policies promise no sync).
 #[must_use = "a commit is not durable until its ticket has been waited on"]
-pub struct DurabilityTicket(Option<oneshot::Receiver<Result<()>>>);
+pub struct DurabilityTicket(Option<Arc<Slot>>);
 
 impl DurabilityTicket {
     /// A ticket with nothing to wait for (a commit that wrote nothing).
@@ -99,7 +236,29 @@ impl DurabilityTicket {
     pub async fn wait(self) -> Result<()> {
         match self.0 {
             None => Ok(()),
-            Some(rx) => rx.await.unwrap_or(Err(StorageError::Poisoned)),
+            Some(slot) => std::future::poll_fn(|cx| slot.poll(cx)).await,
+        }
+    }
+
+    /// Calls `callback` with what [`DurabilityTicket::wait`] would return, once that is known:
+    /// at once (on this thread) if it is already known, else on the thread that releases the
+    /// commits of the sync covering this one — a runtime worker or the sync thread — so the
+    /// callback must not block. Releasing a sync's commits waits for their callbacks.
+    pub fn on_durable(self, callback: DurableCallback) {
+        let Some(slot) = self.0 else {
+            callback(Ok(()));
+            return;
+        };
+        let mut state = slot.0.lock();
+        match &mut *state {
+            Outcome::Resolved(durable) => {
+                let durable = *durable;
+                drop(state);
+                callback(outcome(durable));
+            }
+            Outcome::Pending {
+                callback: pending, ..
+            } => *pending = Some(callback),
         }
     }
 }
@@ -113,11 +272,15 @@ impl std::fmt::Debug for DurabilityTicket {
 
 impl GroupCommit {
     pub(crate) fn start(policy: SyncPolicy, journal: Arc<dyn Journal>) -> Result<Arc<Self>> {
+        // Only a multi-thread runtime runs its tasks whether or not anyone drives it.
+        let releaser = tokio::runtime::Handle::try_current()
+            .ok()
+            .filter(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
+            .map(|runtime| Releaser::spawn(&runtime));
         let (poisoned_tx, _) = watch::channel(false);
         let gc = Arc::new(Self {
             policy,
             append_lock: Mutex::new(()),
-            appends_in_progress: AtomicUsize::new(0),
             state: Mutex::new(State {
                 appended: 0,
                 synced: 0,
@@ -130,11 +293,16 @@ impl GroupCommit {
             wake: Condvar::new(),
             poisoned_tx,
             thread: Mutex::new(None),
+            releases_on_runtime: releaser.is_some(),
         });
+        tracing::debug!(
+            releases_on_runtime = gc.releases_on_runtime,
+            "group commit started"
+        );
         let worker = Arc::clone(&gc);
         let handle = std::thread::Builder::new()
             .name("orcinus-sync".into())
-            .spawn(move || worker.run(journal.as_ref()))?;
+            .spawn(move || worker.run(journal.as_ref(), releaser))?;
         *gc.thread.lock() = Some(handle);
         Ok(gc)
     }
@@ -142,13 +310,6 @@ impl GroupCommit {
     /// Appends with `write` (which must put the batch into the journal) and returns the ticket
     /// for its durability. `write` runs under the append lock, so appends are totally ordered.
     pub(crate) fn append(&self, write: impl FnOnce() -> Result<()>) -> Result<DurabilityTicket> {
-        self.appends_in_progress.fetch_add(1, Ordering::SeqCst);
-        let result = self.append_counted(write);
-        self.appends_in_progress.fetch_sub(1, Ordering::SeqCst);
-        result
-    }
-
-    fn append_counted(&self, write: impl FnOnce() -> Result<()>) -> Result<DurabilityTicket> {
         let _order = self.append_lock.lock();
         {
             let st = self.state.lock();
@@ -171,14 +332,14 @@ impl GroupCommit {
         if self.policy != SyncPolicy::Always {
             return Ok(DurabilityTicket::ready());
         }
-        let (tx, rx) = oneshot::channel();
-        st.waiters.push_back((seq, tx));
+        let slot = Arc::new(Slot::new());
+        st.waiters.push_back((seq, Arc::clone(&slot)));
         let wake = seq == st.wake_at;
         drop(st);
         if wake {
             self.wake.notify_one();
         }
-        Ok(DurabilityTicket(Some(rx)))
+        Ok(DurabilityTicket(Some(slot)))
     }
 
     /// A receiver that turns `true` once the engine is poisoned.
@@ -219,29 +380,21 @@ impl GroupCommit {
         }
         st.poisoned = true;
         tracing::error!("FATAL: {why}; storage is poisoned, no further writes are acknowledged");
-        for (_, tx) in st.waiters.drain(..) {
-            let _ = tx.send(Err(StorageError::Poisoned));
-        }
+        let waiters: Vec<_> = st.waiters.drain(..).map(|(_, waiter)| waiter).collect();
         drop(st);
+        for waiter in waiters {
+            waiter.resolve(false);
+        }
         self.poisoned_tx.send_replace(true);
         self.wake.notify_all();
     }
 
-    /// Lets appends already in progress finish so the next sync covers them too.
-    fn gather_appends(&self) {
-        let started = Instant::now();
-        while self.appends_in_progress.load(Ordering::SeqCst) > 0
-            && started.elapsed() < GATHER_LIMIT
-        {
-            std::thread::yield_now();
-        }
-    }
-
-    fn run(&self, journal: &dyn Journal) {
+    fn run(&self, journal: &dyn Journal, releaser: Option<Arc<Releaser>>) {
         let interval = Duration::from_secs(1);
         // Commits the previous sync covered, and how long it took (see "Batching").
         let mut last_batch = 1u64;
         let mut last_sync = Duration::ZERO;
+        let mut report = SyncReport::new();
         let mut released = Vec::new();
         loop {
             let target = {
@@ -269,26 +422,29 @@ impl GroupCommit {
                         }
                     }
                 }
-                let deadline = Instant::now() + (last_sync / 2).min(GATHER_WAIT_MAX);
+                let gather_started = Instant::now();
+                let deadline = gather_started + (last_sync / 2).min(GATHER_WAIT_MAX);
                 while st.appended - st.synced < last_batch && !st.stopping && !st.poisoned {
                     st.wake_at = st.synced + last_batch;
                     if self.wake.wait_until(&mut st, deadline).timed_out() {
+                        report.gather_timeouts += 1;
                         break;
                     }
                 }
                 st.wake_at = u64::MAX;
-                drop(st);
-                self.gather_appends();
-                self.state.lock().appended
+                report.gather += gather_started.elapsed();
+                st.appended
             };
             let started = Instant::now();
             let result = journal.sync();
             last_sync = started.elapsed();
+            report.sync += last_sync;
             let mut st = self.state.lock();
             match result {
                 Ok(()) => {
                     st.syncs += 1;
                     last_batch = target.saturating_sub(st.synced).max(1);
+                    report.add(last_batch);
                     st.synced = st.synced.max(target);
                     let covered = st
                         .waiters
@@ -299,9 +455,15 @@ impl GroupCommit {
                     let done = st.stopping && st.appended == st.synced;
                     // Waking the committers (scheduler work) outside the lock appenders take.
                     drop(st);
-                    for tx in released.drain(..) {
-                        let _ = tx.send(Ok(()));
+                    if !releaser
+                        .as_ref()
+                        .is_some_and(|r| r.hand_over(&mut released))
+                    {
+                        for waiter in released.drain(..) {
+                            waiter.resolve(true);
+                        }
                     }
+                    report.maybe_log();
                     if done {
                         return;
                     }
@@ -313,6 +475,55 @@ impl GroupCommit {
                 }
             }
         }
+    }
+}
+
+/// Per-second summary of the sync thread's work, logged at debug level (`RUST_LOG=
+/// orcinus_storage=debug`): how many commits each sync covered and where its time went.
+struct SyncReport {
+    since: Instant,
+    syncs: u64,
+    commits: u64,
+    largest: u64,
+    gather_timeouts: u64,
+    gather: Duration,
+    sync: Duration,
+}
+
+impl SyncReport {
+    fn new() -> Self {
+        Self {
+            since: Instant::now(),
+            syncs: 0,
+            commits: 0,
+            largest: 0,
+            gather_timeouts: 0,
+            gather: Duration::ZERO,
+            sync: Duration::ZERO,
+        }
+    }
+
+    fn add(&mut self, batch: u64) {
+        self.syncs += 1;
+        self.commits += batch;
+        self.largest = self.largest.max(batch);
+    }
+
+    fn maybe_log(&mut self) {
+        if self.since.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let per_sync = |d: Duration| d.as_micros() / u128::from(self.syncs.max(1));
+        tracing::debug!(
+            syncs = self.syncs,
+            commits = self.commits,
+            largest_batch = self.largest,
+            gather_timeouts = self.gather_timeouts,
+            gather_us_per_sync = per_sync(self.gather),
+            sync_us_per_sync = per_sync(self.sync),
+            "group commit"
+        );
+        *self = Self::new();
     }
 }
 
@@ -451,6 +662,83 @@ mod tests {
                 .unwrap();
         }
         journal.allow_all();
+        gc.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_callback_runs_only_after_the_sync_that_covers_its_commit() {
+        let journal = Arc::new(GatedJournal::default());
+        let gc = GroupCommit::start(SyncPolicy::Always, journal.clone()).unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let first = tx.clone();
+        gc.append(|| Ok(())).unwrap().on_durable(Box::new(move |r| {
+            let _ = first.send(r.is_ok());
+        }));
+        journal.wait_started(1).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        assert!(rx.try_recv().is_err(), "called before its sync ended");
+        journal.allow_one();
+        assert_eq!(rx.recv().await, Some(true));
+        // Already durable: called at once, on this thread.
+        let ticket = gc.append(|| Ok(())).unwrap();
+        journal.allow_all();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let here = std::thread::current().id();
+        let (same_tx, same_rx) = std::sync::mpsc::channel();
+        ticket.on_durable(Box::new(move |r| {
+            let _ = same_tx.send((r.is_ok(), std::thread::current().id() == here));
+        }));
+        assert_eq!(same_rx.try_recv(), Ok((true, true)));
+        gc.stop();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_callback_gets_the_poison_of_a_failed_sync() {
+        let journal = Arc::new(CountingJournal {
+            syncs: AtomicU64::new(0),
+            fail_at: 1,
+        });
+        let gc = GroupCommit::start(SyncPolicy::Always, journal).unwrap();
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        gc.append(|| Ok(())).unwrap().on_durable(Box::new(move |r| {
+            let _ = tx.send(matches!(r, Err(StorageError::Poisoned)));
+        }));
+        assert_eq!(rx.recv().await, Some(true));
+        gc.stop();
+    }
+
+    #[test]
+    fn waiters_are_released_after_the_starting_runtime_is_gone() {
+        let journal = Arc::new(CountingJournal {
+            syncs: AtomicU64::new(0),
+            fail_at: 0,
+        });
+        let first = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        let gc = first
+            .block_on(async { GroupCommit::start(SyncPolicy::Always, journal) })
+            .unwrap();
+        assert!(
+            gc.releases_on_runtime,
+            "started inside a multi-thread runtime"
+        );
+        first
+            .block_on(gc.append(|| Ok(())).unwrap().wait())
+            .unwrap();
+        drop(first);
+        let second = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        second.block_on(async {
+            let ticket = gc.append(|| Ok(())).unwrap();
+            tokio::time::timeout(Duration::from_secs(10), ticket.wait())
+                .await
+                .expect("released without the first runtime")
+                .unwrap();
+        });
         gc.stop();
     }
 

@@ -6,7 +6,9 @@
 //! - A commit (batch or transaction) returns `Ok` only after it is durable under the configured
 //!   [`SyncPolicy`]; under `Always` that means after an fdatasync covering it. The deferred form
 //!   (`commit_deferred`) applies the commit at once and returns a [`DurabilityTicket`] that
-//!   resolves at that same point; nothing may be acknowledged before it does.
+//!   resolves at that same point; nothing may be acknowledged before it does. A ticket can
+//!   also run a callback at that point (`DurabilityTicket::on_durable`), e.g. to send a reply
+//!   without waking the task that made the commit.
 //! - After a failed sync the engine is poisoned: all later writes fail with
 //!   [`StorageError::Poisoned`] and [`Engine::poisoned`] resolves; the server must exit.
 //! - No LSM type appears in this API; only this crate names fjall.
@@ -25,7 +27,7 @@ mod snapshot;
 mod transaction;
 
 pub use batch::WriteBatch;
-pub use group_commit::DurabilityTicket;
+pub use group_commit::{DurabilityTicket, DurableCallback};
 pub use interrupt::{Interrupt, interruptible};
 
 /// Longest key the engine stores (the LSM's limit).

@@ -12,6 +12,14 @@
 //!   reply leaves before the sync that covers every write up to it, and a pipeline of N writes
 //!   waits for one sync instead of N. If the sync fails, the pending replies are replaced by one
 //!   error and the connection closes. Before a command that may block, the outbox is flushed.
+//! - Replies on durability: when the input runs dry and the outbox waits for a ticket, a stream
+//!   with a direct writer (TCP, `client_stream.rs`) hands the outbox to the ticket
+//!   ([`DurabilityTicket::on_durable`]) and the task goes back to reading: whoever releases the
+//!   sync's commits writes the replies at once, so a client that waits for its reply costs no
+//!   wake-up of its task (on a server pinned to one CPU, each such wake-up was a context switch
+//!   or two). At most one hand-off is in flight; before the task writes anything else (or
+//!   closes) it lands it: waits until the callback ran, writes what the socket did not take, or,
+//!   if the sync failed, sends one error instead and closes.
 //! - Write groups: consecutive requests the handler accepts for a group (plain data writes) are
 //!   held back and run together as one transaction and one commit
 //!   (`orcinus_kv::write_group`), before the next request of another kind and before the
@@ -23,6 +31,7 @@
 //!   same cap), so a client that disconnects cancels its wait instead of leaving it queued.
 
 use super::RespSettings;
+use super::client_stream::{ClientStream, DirectWriter};
 use super::decoder::{DecodeLimits, RequestDecoder};
 use super::encoder::encode;
 use super::handler::CommandHandler;
@@ -30,8 +39,9 @@ use super::reply_buffer::ReplyBuffer;
 use orcinus_kv::bytes::BytesMut;
 use orcinus_kv::{Bytes, KvError, Reply, Route, Session};
 use orcinus_storage::DurabilityTicket;
-use std::sync::Arc;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::sync::Notify;
 
 /// Pending output size that triggers a write in the middle of a pipeline.
 pub const FLUSH_THRESHOLD: usize = 64 * 1024;
@@ -52,7 +62,7 @@ pub async fn run<S, H>(
     mut session: Session,
 ) -> std::io::Result<()>
 where
-    S: AsyncRead + AsyncWrite + Unpin,
+    S: ClientStream,
     H: CommandHandler,
 {
     let mut input = BytesMut::with_capacity(READ_CHUNK);
@@ -75,12 +85,12 @@ where
                         .await
                     {
                         outbox
-                            .push_final(&Reply::Error(e.reply_text()), &session)
-                            .await;
+                            .push_final(&Reply::Error(e.reply_text()), &mut stream, &session)
+                            .await?;
                     } else {
-                        outbox.settle(&session).await;
+                        outbox.settle(&mut stream, &session).await?;
                     }
-                    return close(&mut stream, &outbox.bytes).await;
+                    return outbox.close(&mut stream, &session).await;
                 }
             };
             let resolved = match handler.route(&session, &args) {
@@ -91,8 +101,8 @@ where
                             .run(&*handler, &mut session, &mut outbox, output_limit)
                             .await
                     {
-                        outbox.settle(&session).await;
-                        return close(&mut stream, &outbox.bytes).await;
+                        outbox.settle(&mut stream, &session).await?;
+                        return outbox.close(&mut stream, &session).await;
                     }
                     continue;
                 }
@@ -103,8 +113,8 @@ where
                 .run(&*handler, &mut session, &mut outbox, output_limit)
                 .await
             {
-                outbox.settle(&session).await;
-                return close(&mut stream, &outbox.bytes).await;
+                outbox.settle(&mut stream, &session).await?;
+                return outbox.close(&mut stream, &session).await;
             }
             let reply = if let Some(resolved) = resolved {
                 let (reply, ticket) = handler.execute_resolved(&mut session, resolved, args).await;
@@ -115,7 +125,7 @@ where
             } else {
                 session.publish_activity();
                 if !outbox.send(&mut stream, &session).await? {
-                    return close(&mut stream, &outbox.bytes).await;
+                    return outbox.close(&mut stream, &session).await;
                 }
                 let cap = query_buffer_cap(&settings, &session);
                 let (reply, gone) =
@@ -127,17 +137,17 @@ where
                 reply
             };
             if !outbox.push(&reply, &session, output_limit) {
-                outbox.settle(&session).await;
-                return close(&mut stream, &outbox.bytes).await;
+                outbox.settle(&mut stream, &session).await?;
+                return outbox.close(&mut stream, &session).await;
             }
             if session.closing {
-                outbox.settle(&session).await;
-                return close(&mut stream, &outbox.bytes).await;
+                outbox.settle(&mut stream, &session).await?;
+                return outbox.close(&mut stream, &session).await;
             }
             if outbox.bytes.len() >= FLUSH_THRESHOLD {
                 session.publish_activity();
                 if !outbox.send(&mut stream, &session).await? {
-                    return close(&mut stream, &outbox.bytes).await;
+                    return outbox.close(&mut stream, &session).await;
                 }
             }
         }
@@ -153,26 +163,49 @@ where
             .run(&*handler, &mut session, &mut outbox, output_limit)
             .await
         {
-            outbox.settle(&session).await;
-            return close(&mut stream, &outbox.bytes).await;
+            outbox.settle(&mut stream, &session).await?;
+            return outbox.close(&mut stream, &session).await;
         }
         session.publish_activity();
-        if !outbox.send(&mut stream, &session).await? {
-            return close(&mut stream, &outbox.bytes).await;
+        if !outbox.send_or_hand_off(&mut stream, &session).await? {
+            return outbox.close(&mut stream, &session).await;
         }
         let cap = query_buffer_cap(&settings, &session);
         if input.len() > cap {
             let text = "ERR Protocol error: client query buffer limit exceeded";
             outbox
-                .push_final(&Reply::Error(text.into()), &session)
-                .await;
-            return close(&mut stream, &outbox.bytes).await;
+                .push_final(&Reply::Error(text.into()), &mut stream, &session)
+                .await?;
+            return outbox.close(&mut stream, &session).await;
         }
         reserve_read_space(&mut input);
-        if stream.read_buf(&mut input).await? == 0 {
-            return Ok(());
+        let woken = match outbox.in_flight.clone() {
+            None => Woken::Read(stream.read_buf(&mut input).await?),
+            // The replies in flight may need the task (a full socket, a failed sync).
+            Some(flight) => tokio::select! {
+                biased;
+                () = flight.needs_task() => Woken::InFlight,
+                read = stream.read_buf(&mut input) => Woken::Read(read?),
+            },
+        };
+        match woken {
+            Woken::Read(0) => return Ok(()),
+            Woken::Read(_) => {}
+            Woken::InFlight => {
+                if !outbox.land(&mut stream, &session).await? {
+                    return outbox.close(&mut stream, &session).await;
+                }
+            }
         }
     }
+}
+
+/// What ended a wait for input.
+enum Woken {
+    /// Bytes read (0: end of stream).
+    Read(usize),
+    /// The replies in flight need the task.
+    InFlight,
 }
 
 /// Makes room for the next read (at least [`READ_CHUNK`], more as the buffered input grows).
@@ -244,11 +277,83 @@ impl WriteGroup {
     }
 }
 
-/// Encoded replies not yet written, and the durability ticket of the last write among them.
+/// Encoded replies not yet written, the durability ticket of the last write among them, and
+/// the replies handed to the commit pipeline, which go out before these.
 #[derive(Default)]
 struct Outbox {
     bytes: ReplyBuffer,
     ticket: Option<DurabilityTicket>,
+    in_flight: Option<Arc<InFlight>>,
+    /// The buffer of the last hand-off that was written in full, kept for the next one.
+    spare: ReplyBuffer,
+}
+
+/// Replies handed to the commit pipeline (see "Replies on durability").
+struct InFlight {
+    state: Mutex<FlightState>,
+    /// Signalled when the task must act, or when it waits in [`Outbox::land`].
+    attention: Notify,
+}
+
+struct FlightState {
+    outcome: Landing,
+    /// The task waits in [`Outbox::land`] (so even a full write must wake it).
+    task_waits: bool,
+}
+
+enum Landing {
+    /// The sync has not completed; the callback holds the replies.
+    Waiting,
+    /// Everything was written; the buffer comes back for reuse.
+    Written(ReplyBuffer),
+    /// The socket took only this many bytes (maybe none, or it failed): the task writes the rest.
+    Partial(ReplyBuffer, usize),
+    /// The sync failed: these replies must never be sent.
+    Poisoned,
+}
+
+impl InFlight {
+    fn lock(&self) -> MutexGuard<'_, FlightState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The callback's side: writes the replies if the sync succeeded (`durable`), lets go of
+    /// the socket, then tells the task if it must act.
+    fn complete(&self, replies: ReplyBuffer, durable: bool, writer: Arc<dyn DirectWriter>) {
+        let outcome = if durable {
+            let written = replies.try_write_direct(0, &*writer);
+            if written == replies.len() {
+                Landing::Written(replies)
+            } else {
+                Landing::Partial(replies, written)
+            }
+        } else {
+            Landing::Poisoned
+        };
+        // Before the task can land this: its shutdown wants the only handle on the socket.
+        drop(writer);
+        let mut state = self.lock();
+        let wake = state.task_waits || !matches!(outcome, Landing::Written(_));
+        state.outcome = outcome;
+        drop(state);
+        if wake {
+            self.attention.notify_one();
+        }
+    }
+
+    /// Resolves once the task has to act (a partial write, a failed sync); never if the replies
+    /// were written in full.
+    async fn needs_task(&self) {
+        loop {
+            if matches!(
+                self.lock().outcome,
+                Landing::Partial(..) | Landing::Poisoned
+            ) {
+                return;
+            }
+            self.attention.notified().await;
+        }
+    }
 }
 
 impl Outbox {
@@ -269,34 +374,86 @@ impl Outbox {
         true
     }
 
-    /// Waits until the replies may be sent. If the sync failed, they acknowledge writes that
-    /// may be lost: they are replaced by one error, and `false` says the connection must close.
-    async fn settle(&mut self, session: &Session) -> bool {
+    /// Replaces the pending replies by the error of a failed sync (they acknowledge writes
+    /// that may be lost).
+    fn poisoned(&mut self, error: orcinus_storage::StorageError, session: &Session) {
+        self.ticket = None;
+        self.bytes.clear(4 * FLUSH_THRESHOLD, READ_CHUNK);
+        let text = KvError::from(error).to_reply_text();
+        encode(&Reply::Error(text), session.protocol, &mut self.bytes);
+    }
+
+    /// Lands the replies in flight: waits for the callback, then writes what the socket did not
+    /// take. `Ok(false)` if the sync failed: the box then holds only the error, and the
+    /// connection must close.
+    async fn land<S: ClientStream>(
+        &mut self,
+        stream: &mut S,
+        session: &Session,
+    ) -> std::io::Result<bool> {
+        let Some(flight) = self.in_flight.take() else {
+            return Ok(true);
+        };
+        loop {
+            let outcome = {
+                let mut state = flight.lock();
+                let outcome = std::mem::replace(&mut state.outcome, Landing::Waiting);
+                state.task_waits = matches!(outcome, Landing::Waiting);
+                outcome
+            };
+            match outcome {
+                Landing::Waiting => flight.attention.notified().await,
+                Landing::Written(mut replies) => {
+                    replies.clear(4 * FLUSH_THRESHOLD, READ_CHUNK);
+                    self.spare = replies;
+                    return Ok(true);
+                }
+                Landing::Partial(replies, written) => {
+                    replies.write_from(written, stream).await?;
+                    return Ok(true);
+                }
+                Landing::Poisoned => {
+                    self.poisoned(orcinus_storage::StorageError::Poisoned, session);
+                    return Ok(false);
+                }
+            }
+        }
+    }
+
+    /// Waits until the replies may be sent (the ones in flight are landed first). If the sync
+    /// failed, they acknowledge writes that may be lost: they are replaced by one error, and
+    /// `Ok(false)` says the connection must close.
+    async fn settle<S: ClientStream>(
+        &mut self,
+        stream: &mut S,
+        session: &Session,
+    ) -> std::io::Result<bool> {
+        if !self.land(stream, session).await? {
+            return Ok(false);
+        }
         let Some(ticket) = self.ticket.take() else {
-            return true;
+            return Ok(true);
         };
         match ticket.wait().await {
-            Ok(()) => true,
+            Ok(()) => Ok(true),
             Err(e) => {
-                self.bytes.clear(4 * FLUSH_THRESHOLD, READ_CHUNK);
-                let text = KvError::from(e).to_reply_text();
-                encode(&Reply::Error(text), session.protocol, &mut self.bytes);
-                false
+                self.poisoned(e, session);
+                Ok(false)
             }
         }
     }
 
     /// Settles and writes the replies; `Ok(false)` if the connection must close (the error
     /// reply is then left in the box).
-    async fn send<S: AsyncWrite + Unpin>(
+    async fn send<S: ClientStream>(
         &mut self,
         stream: &mut S,
         session: &Session,
     ) -> std::io::Result<bool> {
-        if self.bytes.is_empty() && self.ticket.is_none() {
+        if self.bytes.is_empty() && self.ticket.is_none() && self.in_flight.is_none() {
             return Ok(true);
         }
-        if !self.settle(session).await {
+        if !self.settle(stream, session).await? {
             return Ok(false);
         }
         self.bytes.write_to(stream).await?;
@@ -305,11 +462,62 @@ impl Outbox {
         Ok(true)
     }
 
+    /// Like [`Outbox::send`], but replies that wait for a sync are handed to it when the
+    /// stream has a direct writer (see "Replies on durability").
+    async fn send_or_hand_off<S: ClientStream>(
+        &mut self,
+        stream: &mut S,
+        session: &Session,
+    ) -> std::io::Result<bool> {
+        let writer = match (&self.ticket, stream.direct_writer()) {
+            (Some(_), Some(writer)) if !self.bytes.is_empty() => writer,
+            _ => return self.send(stream, session).await,
+        };
+        if !self.land(stream, session).await? {
+            return Ok(false);
+        }
+        let Some(ticket) = self.ticket.take() else {
+            return self.send(stream, session).await;
+        };
+        let replies = std::mem::replace(&mut self.bytes, std::mem::take(&mut self.spare));
+        let flight = Arc::new(InFlight {
+            state: Mutex::new(FlightState {
+                outcome: Landing::Waiting,
+                task_waits: false,
+            }),
+            attention: Notify::new(),
+        });
+        self.in_flight = Some(Arc::clone(&flight));
+        ticket.on_durable(Box::new(move |durable| {
+            flight.complete(replies, durable.is_ok(), writer);
+        }));
+        Ok(true)
+    }
+
     /// Settles, then adds a last reply before the connection closes.
-    async fn push_final(&mut self, reply: &Reply, session: &Session) {
-        if self.settle(session).await {
+    async fn push_final<S: ClientStream>(
+        &mut self,
+        reply: &Reply,
+        stream: &mut S,
+        session: &Session,
+    ) -> std::io::Result<()> {
+        if self.settle(stream, session).await? {
             encode(reply, session.protocol, &mut self.bytes);
         }
+        Ok(())
+    }
+
+    /// Lands the replies in flight, writes what is left and shuts the stream down.
+    async fn close<S: ClientStream>(
+        &mut self,
+        stream: &mut S,
+        session: &Session,
+    ) -> std::io::Result<()> {
+        self.land(stream, session).await?;
+        if !self.bytes.is_empty() {
+            self.bytes.write_to(stream).await?;
+        }
+        stream.shutdown().await
     }
 }
 
@@ -352,11 +560,4 @@ where
             }
         }
     }
-}
-
-async fn close<S: AsyncWrite + Unpin>(stream: &mut S, output: &ReplyBuffer) -> std::io::Result<()> {
-    if !output.is_empty() {
-        output.write_to(stream).await?;
-    }
-    stream.shutdown().await
 }

@@ -5,6 +5,7 @@
 //! - `reply_buffer` holds encoded replies until they are written (large values by reference,
 //!   written with vectored I/O);
 //! - `connection` runs one client: decode → `CommandHandler::execute` → encode, in order;
+//! - `client_stream` is the client's socket, whose replies the commit pipeline may write;
 //! - `handler` is the seam to the engine (`KvServer` in production, fakes in tests).
 //!
 //! Invariants: with no `requirepass` and no account with a password in the shared account
@@ -14,6 +15,7 @@
 //! and retried, never fatal. Dropping the `serve` future stops the sweeper and all
 //! connection tasks.
 
+mod client_stream;
 mod connection;
 mod decoder;
 mod encoder;
@@ -142,7 +144,8 @@ impl RespService {
             let session = server.new_client_session(peer, local);
             let (server, settings) = (server.clone(), settings.clone());
             connections.spawn(async move {
-                if let Err(e) = connection::run(socket, server, settings, session).await {
+                let client = client_stream::TcpClient::new(socket);
+                if let Err(e) = connection::run(client, server, settings, session).await {
                     tracing::debug!("RESP client {peer} ended: {e}");
                 }
             });

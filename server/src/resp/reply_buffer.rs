@@ -8,6 +8,7 @@
 //! Invariant: the bytes written are exactly the concatenation of everything put, in order —
 //! a shared payload sits at the offset of the inline buffer where it was put.
 
+use super::client_stream::DirectWriter;
 use orcinus_kv::{Bytes, StoredBulk};
 use std::io::IoSlice;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
@@ -164,11 +165,21 @@ impl ReplyBuffer {
 
     /// Writes everything to `stream` (vectored when there are shared payloads). Does not clear.
     pub async fn write_to<S: AsyncWrite + Unpin>(&self, stream: &mut S) -> std::io::Result<()> {
+        self.write_from(0, stream).await
+    }
+
+    /// Writes everything after the first `written` bytes to `stream`. Does not clear.
+    pub async fn write_from<S: AsyncWrite + Unpin>(
+        &self,
+        mut written: usize,
+        stream: &mut S,
+    ) -> std::io::Result<()> {
         if self.shared.is_empty() {
-            return stream.write_all(&self.inline).await;
+            return stream
+                .write_all(self.inline.get(written..).unwrap_or_default())
+                .await;
         }
         let total = self.len();
-        let mut written = 0;
         while written < total {
             let pieces = self.pieces(written, MAX_IOVECS);
             let n = stream.write_vectored(&pieces).await?;
@@ -178,6 +189,20 @@ impl ReplyBuffer {
             written += n;
         }
         Ok(())
+    }
+
+    /// Writes what `writer` takes without waiting, after the first `written` bytes; returns how
+    /// many bytes are written in all. Stops at the first error: the caller writes the rest (and
+    /// meets the error) on its own path.
+    pub fn try_write_direct(&self, mut written: usize, writer: &dyn DirectWriter) -> usize {
+        let total = self.len();
+        while written < total {
+            match writer.try_write_vectored(&self.pieces(written, MAX_IOVECS)) {
+                Ok(n) if n > 0 => written += n,
+                _ => break,
+            }
+        }
+        written
     }
 
     /// Everything as one contiguous vector (tests).
