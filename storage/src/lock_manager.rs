@@ -7,19 +7,20 @@
 //! with [`StorageError::Deadlock`] (the requester is the victim). Grants only ever point waiters at
 //! a running transaction, which has no outgoing edge, so checking at wait time finds every cycle.
 
+use crate::Slice;
 use crate::error::{Result, StorageError};
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Identifies a transaction.
 pub(crate) type TxnId = u64;
 
-/// A held lock: keyspace id plus key bytes, shared with the lock table (one allocation per
-/// newly locked key; a lock the transaction already holds costs none).
-pub(crate) type LockKey = (u32, Arc<[u8]>);
+/// A held lock: keyspace id plus key bytes, shared with the lock table and with the
+/// transaction's write set (a key is allocated once, by its writer, if at all: short keys are
+/// stored inline in the [`Slice`]).
+pub(crate) type LockKey = (u32, Slice);
 
 struct LockEntry {
     holder: TxnId,
@@ -29,7 +30,7 @@ struct LockEntry {
 #[derive(Default)]
 struct Inner {
     /// Locked keys per keyspace id (looked up by borrowed key bytes).
-    locks: HashMap<u32, HashMap<Arc<[u8]>, LockEntry>>,
+    locks: HashMap<u32, HashMap<Slice, LockEntry>>,
     waiting_on: HashMap<TxnId, LockKey>,
 }
 
@@ -43,8 +44,8 @@ impl Inner {
     }
 
     /// Records `txn` as the holder of a key nobody holds; returns the shared key.
-    fn grant_new(&mut self, txn: TxnId, ks: u32, key: &[u8]) -> LockKey {
-        let shared: Arc<[u8]> = key.into();
+    fn grant_new(&mut self, txn: TxnId, ks: u32, key: &Slice) -> LockKey {
+        let shared = key.clone();
         self.locks.entry(ks).or_default().insert(
             shared.clone(),
             LockEntry {
@@ -78,7 +79,7 @@ impl LockManager {
     /// Acquires `key` of keyspace `ks` for `txn` if that needs no wait. Returns `Ok(Some)` with
     /// the held key if newly acquired, `Ok(None)` if `txn` already held it, and
     /// [`StorageError::WouldWait`] (acquiring nothing) if another transaction holds it.
-    pub(crate) fn try_acquire(&self, txn: TxnId, ks: u32, key: &[u8]) -> Result<Option<LockKey>> {
+    pub(crate) fn try_acquire(&self, txn: TxnId, ks: u32, key: &Slice) -> Result<Option<LockKey>> {
         let mut inner = self.inner.lock();
         match inner.entry(ks, key) {
             None => Ok(Some(inner.grant_new(txn, ks, key))),
@@ -96,7 +97,12 @@ impl LockManager {
     /// timeout. Returns `Ok(Some)` with the held key if newly acquired, `Ok(None)` if `txn`
     /// already held it.
     #[cfg(test)]
-    pub(crate) async fn acquire(&self, txn: TxnId, ks: u32, key: &[u8]) -> Result<Option<LockKey>> {
+    pub(crate) async fn acquire(
+        &self,
+        txn: TxnId,
+        ks: u32,
+        key: &Slice,
+    ) -> Result<Option<LockKey>> {
         self.acquire_within(txn, ks, key, self.timeout).await
     }
 
@@ -107,7 +113,7 @@ impl LockManager {
         &self,
         txn: TxnId,
         ks: u32,
-        key: &[u8],
+        key: &Slice,
         timeout: Duration,
     ) -> Result<Option<LockKey>> {
         let (rx, shared) = {
@@ -120,14 +126,7 @@ impl LockManager {
             if inner.reaches(holder, txn) {
                 return Err(StorageError::Deadlock);
             }
-            let Some(shared) = inner
-                .locks
-                .get(&ks)
-                .and_then(|m| m.get_key_value(key))
-                .map(|(shared, _)| shared.clone())
-            else {
-                return Err(StorageError::LockWaitTimeout);
-            };
+            let shared = key.clone();
             let (tx, rx) = oneshot::channel();
             if let Some(entry) = inner.entry_mut(ks, key) {
                 entry.waiters.push_back((txn, tx));
@@ -213,19 +212,19 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn k(s: &str) -> &[u8] {
-        s.as_bytes()
+    fn k(s: &str) -> Slice {
+        Slice::from(s)
     }
 
     fn held(s: &str) -> LockKey {
-        (0, s.as_bytes().into())
+        (0, k(s))
     }
 
     #[tokio::test]
     async fn reacquire_is_noop_and_release_frees() {
         let lm = LockManager::new(Duration::from_millis(50));
-        assert!(lm.acquire(1, 0, k("a")).await.unwrap().is_some());
-        assert!(lm.acquire(1, 0, k("a")).await.unwrap().is_none());
+        assert!(lm.acquire(1, 0, &k("a")).await.unwrap().is_some());
+        assert!(lm.acquire(1, 0, &k("a")).await.unwrap().is_none());
         lm.release(1, [held("a")]);
         assert_eq!(lm.locked_count(), 0);
     }
@@ -233,9 +232,9 @@ mod tests {
     #[tokio::test]
     async fn waiter_times_out() {
         let lm = LockManager::new(Duration::from_millis(50));
-        lm.acquire(1, 0, k("a")).await.unwrap();
+        lm.acquire(1, 0, &k("a")).await.unwrap();
         assert!(matches!(
-            lm.acquire(2, 0, k("a")).await,
+            lm.acquire(2, 0, &k("a")).await,
             Err(StorageError::LockWaitTimeout)
         ));
         lm.release(1, [held("a")]);
@@ -245,9 +244,9 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn waiter_is_granted_on_release() {
         let lm = Arc::new(LockManager::new(Duration::from_secs(5)));
-        lm.acquire(1, 0, k("a")).await.unwrap();
+        lm.acquire(1, 0, &k("a")).await.unwrap();
         let lm2 = Arc::clone(&lm);
-        let waiter = tokio::spawn(async move { lm2.acquire(2, 0, k("a")).await });
+        let waiter = tokio::spawn(async move { lm2.acquire(2, 0, &k("a")).await });
         tokio::time::sleep(Duration::from_millis(20)).await;
         lm.release(1, [held("a")]);
         assert!(waiter.await.unwrap().unwrap().is_some());
@@ -258,14 +257,14 @@ mod tests {
     #[tokio::test]
     async fn try_acquire_never_waits() {
         let lm = LockManager::new(Duration::from_secs(5));
-        assert!(lm.try_acquire(1, 0, k("a")).unwrap().is_some());
-        assert!(lm.try_acquire(1, 0, k("a")).unwrap().is_none());
+        assert!(lm.try_acquire(1, 0, &k("a")).unwrap().is_some());
+        assert!(lm.try_acquire(1, 0, &k("a")).unwrap().is_none());
         assert!(matches!(
-            lm.try_acquire(2, 0, k("a")),
+            lm.try_acquire(2, 0, &k("a")),
             Err(StorageError::WouldWait)
         ));
         lm.release(1, [held("a")]);
-        assert!(lm.try_acquire(2, 0, k("a")).unwrap().is_some());
+        assert!(lm.try_acquire(2, 0, &k("a")).unwrap().is_some());
         lm.release(2, [held("a")]);
         assert_eq!(lm.locked_count(), 0);
     }
@@ -273,13 +272,13 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cycle_is_detected() {
         let lm = Arc::new(LockManager::new(Duration::from_secs(5)));
-        lm.acquire(1, 0, k("a")).await.unwrap();
-        lm.acquire(2, 0, k("b")).await.unwrap();
+        lm.acquire(1, 0, &k("a")).await.unwrap();
+        lm.acquire(2, 0, &k("b")).await.unwrap();
         let lm2 = Arc::clone(&lm);
-        let t1 = tokio::spawn(async move { lm2.acquire(1, 0, k("b")).await });
+        let t1 = tokio::spawn(async move { lm2.acquire(1, 0, &k("b")).await });
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(matches!(
-            lm.acquire(2, 0, k("a")).await,
+            lm.acquire(2, 0, &k("a")).await,
             Err(StorageError::Deadlock)
         ));
         lm.release(2, [held("b")]);

@@ -210,7 +210,7 @@ impl PointCache {
     /// The key with its (keyed, per-process) hash.
     fn hash<'a>(&self, key: &'a [u8]) -> KeyRef<'a> {
         KeyRef {
-            hash: self.hasher.hash_one(key),
+            hash: self.hash_of(key),
             bytes: key,
         }
     }
@@ -244,17 +244,42 @@ impl PointCache {
         }
     }
 
+    /// The hash of `key` in this cache, for [`PointCache::invalidate_hashed`] and
+    /// [`PointCache::insert_written_hashed`] (a committer hashes each key once, outside the
+    /// append lock).
+    pub(crate) fn hash_of(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
     /// Rule 1, before a commit with `epoch` that writes `key` is applied.
+    #[cfg(test)]
     pub(crate) fn invalidate(&self, key: &[u8], epoch: u64) {
-        let key = self.hash(key);
+        self.invalidate_hashed(self.hash_of(key), key, epoch);
+    }
+
+    /// [`PointCache::invalidate`] with the key's [`PointCache::hash_of`].
+    pub(crate) fn invalidate_hashed(&self, hash: u64, key: &[u8], epoch: u64) {
+        let key = KeyRef { hash, bytes: key };
         let mut shard = self.shard(key).lock();
         shard.last_touch = shard.last_touch.max(epoch);
         shard.map.remove(&key);
     }
 
     /// Rule 1, after that commit is applied and its epoch published.
+    #[cfg(test)]
     pub(crate) fn insert_written(&self, key: &[u8], value: Option<Slice>, epoch: u64) {
-        let key = self.hash(key);
+        self.insert_written_hashed(self.hash_of(key), key, value, epoch);
+    }
+
+    /// [`PointCache::insert_written`] with the key's [`PointCache::hash_of`].
+    pub(crate) fn insert_written_hashed(
+        &self,
+        hash: u64,
+        key: &[u8],
+        value: Option<Slice>,
+        epoch: u64,
+    ) {
+        let key = KeyRef { hash, bytes: key };
         let mut shard = self.shard(key).lock();
         shard.map.insert(CacheKey::new(key), Entry { value, epoch });
     }
