@@ -220,15 +220,16 @@ impl Transaction {
     pub async fn lock_shared(&mut self, ks: &Keyspace, key: &Slice) -> Result<()> {
         crate::check_entry(key, 0)?;
         let locks = &self.engine.inner.locks;
+        let lock_key = locks.key(ks.id, key.clone());
         let acquired = if self.lock_wait {
             let timeout = self
                 .lock_wait_timeout
                 .unwrap_or_else(|| locks.default_timeout());
-            locks.acquire_within(self.id, ks.id, key, timeout).await?
+            locks.acquire_within(self.id, &lock_key, timeout).await?
         } else {
-            locks.try_acquire(self.id, ks.id, key)?
+            locks.try_acquire(self.id, &lock_key)?
         };
-        if let Some(lock_key) = acquired {
+        if acquired {
             self.locked.push(lock_key);
         }
         Ok(())
