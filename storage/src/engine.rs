@@ -290,7 +290,12 @@ impl Engine {
             for w in &cached {
                 w.cache.invalidate_hashed(w.hash, &w.key, epoch);
             }
-            batch.commit().map_err(StorageError::from)?;
+            if let Err(e) = batch.commit() {
+                for w in &cached {
+                    w.cache.forget_hashed(w.hash, &w.key);
+                }
+                return Err(StorageError::from(e));
+            }
             self.inner.applied_epoch.store(epoch, Ordering::Release);
             for w in cached {
                 w.cache

@@ -6,9 +6,12 @@
 //! Coherence rests on a commit **epoch** kept by the engine and advanced only under the commit
 //! pipeline's append lock, so commits are numbered in the order they are applied:
 //!
-//! 1. A commit with epoch `E` first *invalidates* each cached key it writes (removes the entry
-//!    and raises its shard's `last_touch` to `E`), then applies its batch to the LSM, then
-//!    publishes `E` as the applied epoch, then inserts its written values with epoch `E`.
+//! 1. A commit with epoch `E` first *invalidates* each cached key it writes (marks its entry
+//!    [`PENDING`]: no reader uses it and no offer replaces it; and raises its shard's
+//!    `last_touch` to `E`), then applies its batch to the LSM, then publishes `E` as the applied
+//!    epoch, then stores its written values with epoch `E` (in the pending entry's place: the
+//!    entry is updated where it lies instead of being removed and inserted again). A commit that
+//!    fails to apply drops its pending entries.
 //! 2. A reader takes the applied epoch `A` *before* its LSM snapshot, so every commit with an
 //!    epoch `<= A` is visible to that snapshot.
 //! 3. An entry with epoch `e` is the latest value of its key at every epoch from `e` until a
@@ -37,6 +40,8 @@ const SHARDS: usize = 64;
 const ENTRY_OVERHEAD: u64 = 64;
 /// Longest key stored inside its cache entry (longer keys get an allocation of their own).
 const INLINE_KEY: usize = 22;
+/// The epoch of an entry whose key a commit is writing (rule 1): usable by no reader.
+const PENDING: u64 = u64::MAX;
 
 #[derive(Clone)]
 struct Entry {
@@ -228,7 +233,7 @@ impl PointCache {
         let key = self.hash(key);
         let shard = self.shard(key).lock();
         match shard.map.get(&key) {
-            Some(entry) if epoch.is_none_or(|e| entry.epoch <= e) => {
+            Some(entry) if entry.epoch != PENDING && epoch.is_none_or(|e| entry.epoch <= e) => {
                 Cached::Hit(entry.value.clone())
             }
             _ => Cached::Miss,
@@ -262,7 +267,15 @@ impl PointCache {
         let key = KeyRef { hash, bytes: key };
         let mut shard = self.shard(key).lock();
         shard.last_touch = shard.last_touch.max(epoch);
-        shard.map.remove(&key);
+        if let Some(mut entry) = shard.map.peek_mut(&key) {
+            entry.epoch = PENDING;
+        }
+    }
+
+    /// Drops the entry of a key whose commit failed to apply after [`PointCache::invalidate`].
+    pub(crate) fn forget_hashed(&self, hash: u64, key: &[u8]) {
+        let key = KeyRef { hash, bytes: key };
+        self.shard(key).lock().map.remove(&key);
     }
 
     /// Rule 1, after that commit is applied and its epoch published.
@@ -281,7 +294,11 @@ impl PointCache {
     ) {
         let key = KeyRef { hash, bytes: key };
         let mut shard = self.shard(key).lock();
-        shard.map.insert(CacheKey::new(key), Entry { value, epoch });
+        let entry = Entry { value, epoch };
+        match shard.map.get_mut(&key) {
+            Some(mut cached) => *cached = entry,
+            None => shard.map.insert(CacheKey::new(key), entry),
+        }
     }
 }
 
@@ -309,6 +326,25 @@ mod tests {
         assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v5".to_vec())));
         cache.invalidate(b"k", 6);
         assert_eq!(value(&cache.lookup(b"k", None)), None, "in-flight write");
+    }
+
+    #[test]
+    fn a_pending_entry_serves_no_reader_and_takes_no_offer() {
+        let cache = PointCache::new(1 << 20);
+        cache.insert_written(b"k", Some(Slice::from(&b"v1"[..])), 1);
+        cache.invalidate(b"k", 2);
+        assert_eq!(value(&cache.lookup(b"k", None)), None);
+        assert_eq!(value(&cache.lookup(b"k", Some(1))), None);
+        cache.offer(b"k", Some(Slice::from(&b"stale"[..])), 3);
+        assert_eq!(value(&cache.lookup(b"k", None)), None);
+        cache.insert_written(b"k", Some(Slice::from(&b"v2"[..])), 2);
+        assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v2".to_vec())));
+        assert_eq!(value(&cache.lookup(b"k", Some(1))), None);
+        // A commit that failed to apply leaves nothing behind.
+        cache.invalidate(b"k", 3);
+        cache.forget_hashed(cache.hash_of(b"k"), b"k");
+        cache.offer(b"k", Some(Slice::from(&b"v2"[..])), 3);
+        assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v2".to_vec())));
     }
 
     #[test]
