@@ -149,6 +149,11 @@ impl KvServer {
     /// Counts a command about to run and records it as the session's last one.
     pub(crate) fn note_command(&self, session: &Session, spec: &CommandSpec, args: &[Bytes]) {
         Stats::bump(&self.stats.commands_processed);
+        Self::note_last_command(session, spec, args);
+    }
+
+    /// Records `spec` (with `args`) as the session's last command in its registry entry.
+    pub(crate) fn note_last_command(session: &Session, spec: &CommandSpec, args: &[Bytes]) {
         session.update_entry(|e| {
             e.last_active = std::time::Instant::now();
             // Rewritten in place: no allocation per command once the name fits.

@@ -24,7 +24,7 @@
 use crate::command_table::{CommandSpec, Flag};
 use crate::dispatch::{is_data_command, resolve};
 use crate::error::{KvError, KvResult};
-use crate::kv_server::KvServer;
+use crate::kv_server::{KvServer, Stats};
 use crate::reply::Reply;
 use crate::session::Session;
 use crate::store::{CommandSavepoint, KvTxn};
@@ -81,10 +81,16 @@ impl KvServer {
         let mut replies = Vec::with_capacity(requests.len());
         let mut ticket = None;
         let mut open: Option<Segment<'_>> = None;
+        // The last grouped command, recorded in the client registry once per run of grouped
+        // commands rather than once per command (the registry entry is behind a lock).
+        let mut last: Option<(&'static CommandSpec, Vec<Bytes>)> = None;
         for args in requests {
             let Some(spec) = resolve(&args).ok().filter(|spec| groupable(spec)) else {
                 // Not for a group (the caller checked): end the group, then answer as
                 // one-by-one execution would.
+                if let Some((spec, args)) = last.take() {
+                    Self::note_last_command(session, spec, &args);
+                }
                 if let Some(segment) = open.take() {
                     ticket = self.end_segment(segment, &mut replies).or(ticket);
                 }
@@ -93,7 +99,7 @@ impl KvServer {
                 ticket = t.or(ticket);
                 continue;
             };
-            self.note_command(session, spec, &args);
+            Stats::bump(&self.stats.commands_processed);
             let mut segment = match open.take() {
                 Some(mut segment) => {
                     segment.tx.refresh();
@@ -118,6 +124,10 @@ impl KvServer {
             }
             finish_command(&mut segment.tx, savepoint, result, &mut replies);
             open = Some(segment);
+            last = Some((spec, args));
+        }
+        if let Some((spec, args)) = last {
+            Self::note_last_command(session, spec, &args);
         }
         if let Some(segment) = open {
             ticket = self.end_segment(segment, &mut replies).or(ticket);
