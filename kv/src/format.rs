@@ -141,16 +141,37 @@ impl Meta {
     }
 
     fn header(&self) -> [u8; META_HEADER_LEN] {
-        let mut out = [0u8; META_HEADER_LEN];
-        let bytes = [META_FORMAT_V1, self.key_type.to_byte()]
-            .into_iter()
-            .chain(self.expire_at_ms.to_be_bytes())
-            .chain(self.incarnation.to_be_bytes())
-            .chain(self.size.to_be_bytes());
-        for (slot, byte) in out.iter_mut().zip(bytes) {
-            *slot = byte;
-        }
-        out
+        let [e0, e1, e2, e3, e4, e5, e6, e7] = self.expire_at_ms.to_be_bytes();
+        let [i0, i1, i2, i3, i4, i5, i6, i7] = self.incarnation.to_be_bytes();
+        let [s0, s1, s2, s3, s4, s5, s6, s7] = self.size.to_be_bytes();
+        [
+            META_FORMAT_V1,
+            self.key_type.to_byte(),
+            e0,
+            e1,
+            e2,
+            e3,
+            e4,
+            e5,
+            e6,
+            e7,
+            i0,
+            i1,
+            i2,
+            i3,
+            i4,
+            i5,
+            i6,
+            i7,
+            s0,
+            s1,
+            s2,
+            s3,
+            s4,
+            s5,
+            s6,
+            s7,
+        ]
     }
 
     /// True if an encoded record ([`Meta::to_stored`]) may need the expiry sweep: it has a key

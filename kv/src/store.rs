@@ -198,10 +198,17 @@ pub struct KvTxn<'a> {
     store: &'a Store,
     txn: Transaction,
     now_ms: u64,
-    // Meta keys this transaction locked (for WATCH epochs).
-    locked: Vec<Vec<u8>>,
+    // Meta keys this transaction locked (for WATCH epochs); shared with the storage
+    // transaction's lock and write set.
+    locked: Vec<Slice>,
     // Whether a meta record the expiry sweep must see was written (`Store::ttl_commits`).
     wrote_ttl: bool,
+}
+
+/// The `kv_meta` key of (`db`, `key`) as a `Slice` (inline, no allocation, when short), to be
+/// shared by the lock, the write set and `KvTxn::locked`.
+fn meta_slice(db: u8, key: &[u8]) -> Slice {
+    Slice::concat(&[&[db], key])
 }
 
 fn live(raw: Option<Slice>, now_ms: u64) -> KvResult<Option<Meta>> {
@@ -248,19 +255,23 @@ impl<'a> KvTxn<'a> {
 
     /// Locks the key and reads its latest live meta.
     pub async fn meta_for_update(&mut self, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
-        let mkey = meta_key(db, key);
-        let raw = self.txn.get_for_update(&self.store.meta, &mkey).await?;
-        self.locked.push(mkey);
+        let raw = self.lock_meta_and_read(db, key).await?;
         live(raw, self.now_ms)
+    }
+
+    /// Locks the key's meta record (recording it as locked) and reads its latest version.
+    async fn lock_meta_and_read(&mut self, db: u8, key: &[u8]) -> KvResult<Option<Slice>> {
+        let mkey = meta_slice(db, key);
+        self.txn.lock_shared(&self.store.meta, &mkey).await?;
+        let raw = self.txn.get_latest(&self.store.meta, &mkey)?;
+        self.locked.push(mkey);
+        Ok(raw)
     }
 
     /// Like [`Self::meta_for_update`] but decodes the header only (`inline` is left empty):
     /// for writers that replace the value without reading it (no copy of the old value).
     pub async fn meta_header_for_update(&mut self, db: u8, key: &[u8]) -> KvResult<Option<Meta>> {
-        let mkey = meta_key(db, key);
-        let raw = self.txn.get_for_update(&self.store.meta, &mkey).await?;
-        self.locked.push(mkey);
-        let Some(raw) = raw else {
+        let Some(raw) = self.lock_meta_and_read(db, key).await? else {
             return Ok(None);
         };
         let meta = Meta::decode_header(&raw)?;
@@ -281,8 +292,8 @@ impl<'a> KvTxn<'a> {
         sorted.sort_unstable();
         sorted.dedup();
         for key in sorted {
-            let mkey = meta_key(db, key);
-            self.txn.lock(&self.store.meta, &mkey).await?;
+            let mkey = meta_slice(db, key);
+            self.txn.lock_shared(&self.store.meta, &mkey).await?;
             self.locked.push(mkey);
         }
         Ok(())
@@ -308,17 +319,21 @@ impl<'a> KvTxn<'a> {
 
     /// Writes a key's meta already encoded ([`Meta::to_stored`], [`Meta::stored_string`]).
     pub async fn put_stored_meta(&mut self, db: u8, key: &[u8], stored: Slice) -> KvResult<()> {
-        let mkey = meta_key(db, key);
+        let mkey = meta_slice(db, key);
         self.wrote_ttl |= Meta::stored_needs_expiry_sweep(&stored);
-        self.txn.put(&self.store.meta, &mkey, stored).await?;
+        self.txn
+            .put_shared(&self.store.meta, mkey.clone(), stored)
+            .await?;
         self.locked.push(mkey);
         Ok(())
     }
 
     /// Deletes a key's meta; members of its incarnation become garbage for the sweeper.
     pub async fn delete_meta(&mut self, db: u8, key: &[u8]) -> KvResult<()> {
-        let mkey = meta_key(db, key);
-        self.txn.delete(&self.store.meta, &mkey).await?;
+        let mkey = meta_slice(db, key);
+        self.txn
+            .delete_shared(&self.store.meta, mkey.clone())
+            .await?;
         self.locked.push(mkey);
         Ok(())
     }

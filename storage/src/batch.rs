@@ -35,13 +35,10 @@ impl WriteBatch {
         let (key, value) = (key.into(), value.into());
         crate::check_entry(&key, value.len())?;
         if let Some(cache) = &ks.cache {
-            let value = Slice::from(value);
-            self.cached.push(CacheWrite {
-                cache: cache.clone(),
-                key: key.clone(),
-                value: Some(value.clone()),
-            });
-            self.inner.insert(&ks.inner, key, value.0);
+            let (key, value) = (Slice::from(key), Slice::from(value));
+            self.cached
+                .push(CacheWrite::new(cache, key.clone(), Some(value.clone())));
+            self.inner.insert(&ks.inner, key.0, value.0);
             return Ok(());
         }
         self.inner.insert(&ks.inner, key, value);
@@ -53,11 +50,10 @@ impl WriteBatch {
         let key = key.into();
         crate::check_entry(&key, 0)?;
         if let Some(cache) = &ks.cache {
-            self.cached.push(CacheWrite {
-                cache: cache.clone(),
-                key: key.clone(),
-                value: None,
-            });
+            let key = Slice::from(key);
+            self.cached.push(CacheWrite::new(cache, key.clone(), None));
+            self.inner.remove(&ks.inner, key.0);
+            return Ok(());
         }
         self.inner.remove(&ks.inner, key);
         Ok(())

@@ -61,10 +61,23 @@ pub(crate) struct EngineInner {
 
 /// A write to a keyspace with a point cache, replayed into the cache around the commit.
 pub(crate) struct CacheWrite {
-    pub(crate) cache: Arc<PointCache>,
-    pub(crate) key: Vec<u8>,
+    cache: Arc<PointCache>,
+    key: Slice,
+    /// The key's hash in `cache`, computed once, before the append lock is taken.
+    hash: u64,
     /// `None`: a delete.
-    pub(crate) value: Option<Slice>,
+    value: Option<Slice>,
+}
+
+impl CacheWrite {
+    pub(crate) fn new(cache: &Arc<PointCache>, key: Slice, value: Option<Slice>) -> Self {
+        Self {
+            hash: cache.hash_of(&key),
+            cache: Arc::clone(cache),
+            key,
+            value,
+        }
+    }
 }
 
 /// The storage engine. Cheap to clone; all clones share one database.
@@ -275,12 +288,18 @@ impl Engine {
             }
             let epoch = self.applied_epoch() + 1;
             for w in &cached {
-                w.cache.invalidate(&w.key, epoch);
+                w.cache.invalidate_hashed(w.hash, &w.key, epoch);
             }
-            batch.commit().map_err(StorageError::from)?;
+            if let Err(e) = batch.commit() {
+                for w in &cached {
+                    w.cache.forget_hashed(w.hash, &w.key);
+                }
+                return Err(StorageError::from(e));
+            }
             self.inner.applied_epoch.store(epoch, Ordering::Release);
             for w in cached {
-                w.cache.insert_written(&w.key, w.value, epoch);
+                w.cache
+                    .insert_written_hashed(w.hash, &w.key, w.value, epoch);
             }
             Ok(())
         })

@@ -6,20 +6,76 @@
 //! the lock that holder waits on → … A new wait that would reach the requester again is refused
 //! with [`StorageError::Deadlock`] (the requester is the victim). Grants only ever point waiters at
 //! a running transaction, which has no outgoing edge, so checking at wait time finds every cycle.
+//!
+//! A key is hashed once, when its [`LockKey`] is made ([`LockManager::key`], a keyed hash with a
+//! per-process seed); the table and the holder's release reuse that hash.
 
+use crate::Slice;
 use crate::error::{Result, StorageError};
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
+use std::hash::{BuildHasher, Hash, Hasher, RandomState};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
 /// Identifies a transaction.
 pub(crate) type TxnId = u64;
 
-/// A held lock: keyspace id plus key bytes, shared with the lock table (one allocation per
-/// newly locked key; a lock the transaction already holds costs none).
-pub(crate) type LockKey = (u32, Arc<[u8]>);
+/// A lock's identity: keyspace id and key bytes, with the key's hash carried along. The key is
+/// shared with the transaction's write set (one allocation by its writer, if any: short keys are
+/// stored inline in the [`Slice`]).
+#[derive(Clone)]
+pub(crate) struct LockKey {
+    hash: u64,
+    ks: u32,
+    key: Slice,
+}
+
+impl PartialEq for LockKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.ks == other.ks && self.key == other.key
+    }
+}
+
+impl Eq for LockKey {}
+
+impl Hash for LockKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// Builds the hasher of the lock table: it returns the hash a [`LockKey`] carries.
+#[derive(Clone, Copy, Default)]
+struct CarriedHash;
+
+/// The hasher of [`CarriedHash`].
+#[derive(Default)]
+struct CarriedHasher(u64);
+
+impl Hasher for CarriedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only `write_u64` is used by `LockKey`; stay a hash if anything else writes.
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+impl BuildHasher for CarriedHash {
+    type Hasher = CarriedHasher;
+    fn build_hasher(&self) -> CarriedHasher {
+        CarriedHasher::default()
+    }
+}
 
 struct LockEntry {
     holder: TxnId,
@@ -28,43 +84,27 @@ struct LockEntry {
 
 #[derive(Default)]
 struct Inner {
-    /// Locked keys per keyspace id (looked up by borrowed key bytes).
-    locks: HashMap<u32, HashMap<Arc<[u8]>, LockEntry>>,
+    locks: HashMap<LockKey, LockEntry, CarriedHash>,
     waiting_on: HashMap<TxnId, LockKey>,
 }
 
 impl Inner {
-    fn entry(&self, ks: u32, key: &[u8]) -> Option<&LockEntry> {
-        self.locks.get(&ks).and_then(|m| m.get(key))
-    }
-
-    fn entry_mut(&mut self, ks: u32, key: &[u8]) -> Option<&mut LockEntry> {
-        self.locks.get_mut(&ks).and_then(|m| m.get_mut(key))
-    }
-
-    /// Records `txn` as the holder of a key nobody holds; returns the shared key.
-    fn grant_new(&mut self, txn: TxnId, ks: u32, key: &[u8]) -> LockKey {
-        let shared: Arc<[u8]> = key.into();
-        self.locks.entry(ks).or_default().insert(
-            shared.clone(),
+    /// Records `txn` as the holder of a key nobody holds.
+    fn grant_new(&mut self, txn: TxnId, key: &LockKey) {
+        self.locks.insert(
+            key.clone(),
             LockEntry {
                 holder: txn,
                 waiters: VecDeque::new(),
             },
         );
-        (ks, shared)
-    }
-
-    fn remove(&mut self, ks: u32, key: &[u8]) {
-        if let Some(m) = self.locks.get_mut(&ks) {
-            m.remove(key);
-        }
     }
 }
 
 pub(crate) struct LockManager {
     inner: Mutex<Inner>,
     timeout: Duration,
+    hasher: RandomState,
 }
 
 impl LockManager {
@@ -72,17 +112,30 @@ impl LockManager {
         Self {
             inner: Mutex::new(Inner::default()),
             timeout,
+            hasher: RandomState::new(),
         }
     }
 
-    /// Acquires `key` of keyspace `ks` for `txn` if that needs no wait. Returns `Ok(Some)` with
-    /// the held key if newly acquired, `Ok(None)` if `txn` already held it, and
-    /// [`StorageError::WouldWait`] (acquiring nothing) if another transaction holds it.
-    pub(crate) fn try_acquire(&self, txn: TxnId, ks: u32, key: &[u8]) -> Result<Option<LockKey>> {
+    /// The lock identity of `key` in keyspace `ks` (hashes the key once).
+    pub(crate) fn key(&self, ks: u32, key: Slice) -> LockKey {
+        LockKey {
+            hash: self.hasher.hash_one(&*key),
+            ks,
+            key,
+        }
+    }
+
+    /// Acquires `key` for `txn` if that needs no wait. Returns `Ok(true)` if newly acquired,
+    /// `Ok(false)` if `txn` already held it, and [`StorageError::WouldWait`] (acquiring
+    /// nothing) if another transaction holds it.
+    pub(crate) fn try_acquire(&self, txn: TxnId, key: &LockKey) -> Result<bool> {
         let mut inner = self.inner.lock();
-        match inner.entry(ks, key) {
-            None => Ok(Some(inner.grant_new(txn, ks, key))),
-            Some(e) if e.holder == txn => Ok(None),
+        match inner.locks.get(key) {
+            None => {
+                inner.grant_new(txn, key);
+                Ok(true)
+            }
+            Some(e) if e.holder == txn => Ok(false),
             Some(_) => Err(StorageError::WouldWait),
         }
     }
@@ -92,59 +145,52 @@ impl LockManager {
         self.timeout
     }
 
-    /// Acquires `key` of keyspace `ks` for `txn`, waiting at most the engine's lock-wait
-    /// timeout. Returns `Ok(Some)` with the held key if newly acquired, `Ok(None)` if `txn`
-    /// already held it.
+    /// Acquires `key` for `txn`, waiting at most the engine's lock-wait timeout. Returns
+    /// `Ok(true)` if newly acquired, `Ok(false)` if `txn` already held it.
     #[cfg(test)]
-    pub(crate) async fn acquire(&self, txn: TxnId, ks: u32, key: &[u8]) -> Result<Option<LockKey>> {
-        self.acquire_within(txn, ks, key, self.timeout).await
+    pub(crate) async fn acquire(&self, txn: TxnId, key: &LockKey) -> Result<bool> {
+        self.acquire_within(txn, key, self.timeout).await
     }
 
-    /// Acquires `key` of keyspace `ks` for `txn`, waiting at most `timeout` (a session's
-    /// `innodb_lock_wait_timeout`). Returns `Ok(Some)` with the held key if newly acquired,
-    /// `Ok(None)` if `txn` already held it.
+    /// Acquires `key` for `txn`, waiting at most `timeout` (a session's
+    /// `innodb_lock_wait_timeout`). Returns `Ok(true)` if newly acquired, `Ok(false)` if `txn`
+    /// already held it.
     pub(crate) async fn acquire_within(
         &self,
         txn: TxnId,
-        ks: u32,
-        key: &[u8],
+        key: &LockKey,
         timeout: Duration,
-    ) -> Result<Option<LockKey>> {
-        let (rx, shared) = {
+    ) -> Result<bool> {
+        let rx = {
             let mut inner = self.inner.lock();
-            let holder = match inner.entry(ks, key) {
-                None => return Ok(Some(inner.grant_new(txn, ks, key))),
-                Some(e) if e.holder == txn => return Ok(None),
+            let holder = match inner.locks.get(key) {
+                None => {
+                    inner.grant_new(txn, key);
+                    return Ok(true);
+                }
+                Some(e) if e.holder == txn => return Ok(false),
                 Some(e) => e.holder,
             };
             if inner.reaches(holder, txn) {
                 return Err(StorageError::Deadlock);
             }
-            let Some(shared) = inner
-                .locks
-                .get(&ks)
-                .and_then(|m| m.get_key_value(key))
-                .map(|(shared, _)| shared.clone())
-            else {
-                return Err(StorageError::LockWaitTimeout);
-            };
             let (tx, rx) = oneshot::channel();
-            if let Some(entry) = inner.entry_mut(ks, key) {
+            if let Some(entry) = inner.locks.get_mut(key) {
                 entry.waiters.push_back((txn, tx));
             }
-            inner.waiting_on.insert(txn, (ks, shared.clone()));
-            (rx, shared)
+            inner.waiting_on.insert(txn, key.clone());
+            rx
         };
         // A fired interrupt (KILL QUERY) ends the wait like a timeout does: the cleanup below
         // removes this waiter, and the caller's statement fails with `Interrupted`.
         let granted = crate::interrupt::interruptible(tokio::time::timeout(timeout, rx)).await;
         let mut inner = self.inner.lock();
         inner.waiting_on.remove(&txn);
-        let holds = inner.entry(ks, key).is_some_and(|e| e.holder == txn);
+        let holds = inner.locks.get(key).is_some_and(|e| e.holder == txn);
         if holds {
-            return Ok(Some((ks, shared)));
+            return Ok(true);
         }
-        if let Some(entry) = inner.entry_mut(ks, key) {
+        if let Some(entry) = inner.locks.get_mut(key) {
             entry.waiters.retain(|(w, _)| *w != txn);
         }
         match granted {
@@ -159,9 +205,11 @@ impl LockManager {
     /// Releases every lock in `keys` held by `txn`, handing each to its next live waiter.
     pub(crate) fn release(&self, txn: TxnId, keys: impl IntoIterator<Item = LockKey>) {
         let mut inner = self.inner.lock();
-        inner.waiting_on.remove(&txn);
-        for (ks, key) in keys {
-            let Some(entry) = inner.entry_mut(ks, &key) else {
+        if !inner.waiting_on.is_empty() {
+            inner.waiting_on.remove(&txn);
+        }
+        for key in keys {
+            let Some(entry) = inner.locks.get_mut(&key) else {
                 continue;
             };
             if entry.holder != txn {
@@ -176,14 +224,16 @@ impl LockManager {
             }
             match next {
                 Some(waiter) => entry.holder = waiter,
-                None => inner.remove(ks, &key),
+                None => {
+                    inner.locks.remove(&key);
+                }
             }
         }
     }
 
     /// Number of keys currently locked (for statistics and tests).
     pub(crate) fn locked_count(&self) -> usize {
-        self.inner.lock().locks.values().map(HashMap::len).sum()
+        self.inner.lock().locks.len()
     }
 }
 
@@ -196,10 +246,10 @@ impl Inner {
             if current == target {
                 return true;
             }
-            let Some((ks, key)) = self.waiting_on.get(&current) else {
+            let Some(key) = self.waiting_on.get(&current) else {
                 return false;
             };
-            let Some(entry) = self.entry(*ks, key) else {
+            let Some(entry) = self.locks.get(key) else {
                 return false;
             };
             current = entry.holder;
@@ -213,76 +263,72 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn k(s: &str) -> &[u8] {
-        s.as_bytes()
-    }
-
-    fn held(s: &str) -> LockKey {
-        (0, s.as_bytes().into())
+    fn key(lm: &LockManager, s: &str) -> LockKey {
+        lm.key(0, Slice::from(s))
     }
 
     #[tokio::test]
     async fn reacquire_is_noop_and_release_frees() {
         let lm = LockManager::new(Duration::from_millis(50));
-        assert!(lm.acquire(1, 0, k("a")).await.unwrap().is_some());
-        assert!(lm.acquire(1, 0, k("a")).await.unwrap().is_none());
-        lm.release(1, [held("a")]);
+        assert!(lm.acquire(1, &key(&lm, "a")).await.unwrap());
+        assert!(!lm.acquire(1, &key(&lm, "a")).await.unwrap());
+        lm.release(1, [key(&lm, "a")]);
         assert_eq!(lm.locked_count(), 0);
     }
 
     #[tokio::test]
     async fn waiter_times_out() {
         let lm = LockManager::new(Duration::from_millis(50));
-        lm.acquire(1, 0, k("a")).await.unwrap();
+        lm.acquire(1, &key(&lm, "a")).await.unwrap();
         assert!(matches!(
-            lm.acquire(2, 0, k("a")).await,
+            lm.acquire(2, &key(&lm, "a")).await,
             Err(StorageError::LockWaitTimeout)
         ));
-        lm.release(1, [held("a")]);
+        lm.release(1, [key(&lm, "a")]);
         assert_eq!(lm.locked_count(), 0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn waiter_is_granted_on_release() {
         let lm = Arc::new(LockManager::new(Duration::from_secs(5)));
-        lm.acquire(1, 0, k("a")).await.unwrap();
+        lm.acquire(1, &key(&lm, "a")).await.unwrap();
         let lm2 = Arc::clone(&lm);
-        let waiter = tokio::spawn(async move { lm2.acquire(2, 0, k("a")).await });
+        let waiter = tokio::spawn(async move { lm2.acquire(2, &key(&lm2, "a")).await });
         tokio::time::sleep(Duration::from_millis(20)).await;
-        lm.release(1, [held("a")]);
-        assert!(waiter.await.unwrap().unwrap().is_some());
-        lm.release(2, [held("a")]);
+        lm.release(1, [key(&lm, "a")]);
+        assert!(waiter.await.unwrap().unwrap());
+        lm.release(2, [key(&lm, "a")]);
         assert_eq!(lm.locked_count(), 0);
     }
 
     #[tokio::test]
     async fn try_acquire_never_waits() {
         let lm = LockManager::new(Duration::from_secs(5));
-        assert!(lm.try_acquire(1, 0, k("a")).unwrap().is_some());
-        assert!(lm.try_acquire(1, 0, k("a")).unwrap().is_none());
+        assert!(lm.try_acquire(1, &key(&lm, "a")).unwrap());
+        assert!(!lm.try_acquire(1, &key(&lm, "a")).unwrap());
         assert!(matches!(
-            lm.try_acquire(2, 0, k("a")),
+            lm.try_acquire(2, &key(&lm, "a")),
             Err(StorageError::WouldWait)
         ));
-        lm.release(1, [held("a")]);
-        assert!(lm.try_acquire(2, 0, k("a")).unwrap().is_some());
-        lm.release(2, [held("a")]);
+        lm.release(1, [key(&lm, "a")]);
+        assert!(lm.try_acquire(2, &key(&lm, "a")).unwrap());
+        lm.release(2, [key(&lm, "a")]);
         assert_eq!(lm.locked_count(), 0);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cycle_is_detected() {
         let lm = Arc::new(LockManager::new(Duration::from_secs(5)));
-        lm.acquire(1, 0, k("a")).await.unwrap();
-        lm.acquire(2, 0, k("b")).await.unwrap();
+        lm.acquire(1, &key(&lm, "a")).await.unwrap();
+        lm.acquire(2, &key(&lm, "b")).await.unwrap();
         let lm2 = Arc::clone(&lm);
-        let t1 = tokio::spawn(async move { lm2.acquire(1, 0, k("b")).await });
+        let t1 = tokio::spawn(async move { lm2.acquire(1, &key(&lm2, "b")).await });
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(matches!(
-            lm.acquire(2, 0, k("a")).await,
+            lm.acquire(2, &key(&lm, "a")).await,
             Err(StorageError::Deadlock)
         ));
-        lm.release(2, [held("b")]);
-        assert!(t1.await.unwrap().unwrap().is_some());
+        lm.release(2, [key(&lm, "b")]);
+        assert!(t1.await.unwrap().unwrap());
     }
 }

@@ -6,9 +6,12 @@
 //! Coherence rests on a commit **epoch** kept by the engine and advanced only under the commit
 //! pipeline's append lock, so commits are numbered in the order they are applied:
 //!
-//! 1. A commit with epoch `E` first *invalidates* each cached key it writes (removes the entry
-//!    and raises its shard's `last_touch` to `E`), then applies its batch to the LSM, then
-//!    publishes `E` as the applied epoch, then inserts its written values with epoch `E`.
+//! 1. A commit with epoch `E` first *invalidates* each cached key it writes (marks its entry
+//!    [`PENDING`]: no reader uses it and no offer replaces it; and raises its shard's
+//!    `last_touch` to `E`), then applies its batch to the LSM, then publishes `E` as the applied
+//!    epoch, then stores its written values with epoch `E` (in the pending entry's place: the
+//!    entry is updated where it lies instead of being removed and inserted again). A commit that
+//!    fails to apply drops its pending entries.
 //! 2. A reader takes the applied epoch `A` *before* its LSM snapshot, so every commit with an
 //!    epoch `<= A` is visible to that snapshot.
 //! 3. An entry with epoch `e` is the latest value of its key at every epoch from `e` until a
@@ -37,6 +40,8 @@ const SHARDS: usize = 64;
 const ENTRY_OVERHEAD: u64 = 64;
 /// Longest key stored inside its cache entry (longer keys get an allocation of their own).
 const INLINE_KEY: usize = 22;
+/// The epoch of an entry whose key a commit is writing (rule 1): usable by no reader.
+const PENDING: u64 = u64::MAX;
 
 #[derive(Clone)]
 struct Entry {
@@ -211,7 +216,7 @@ impl PointCache {
     /// The key with its (keyed, per-process) hash.
     fn hash<'a>(&self, key: &'a [u8]) -> KeyRef<'a> {
         KeyRef {
-            hash: self.hasher.hash_one(key),
+            hash: self.hash_of(key),
             bytes: key,
         }
     }
@@ -229,7 +234,7 @@ impl PointCache {
         let key = self.hash(key);
         let shard = self.shard(key).lock();
         match shard.map.get(&key) {
-            Some(entry) if epoch.is_none_or(|e| entry.epoch <= e) => {
+            Some(entry) if entry.epoch != PENDING && epoch.is_none_or(|e| entry.epoch <= e) => {
                 Cached::Hit(entry.value.clone())
             }
             _ => Cached::Miss,
@@ -245,19 +250,56 @@ impl PointCache {
         }
     }
 
+    /// The hash of `key` in this cache, for [`PointCache::invalidate_hashed`] and
+    /// [`PointCache::insert_written_hashed`] (a committer hashes each key once, outside the
+    /// append lock).
+    pub(crate) fn hash_of(&self, key: &[u8]) -> u64 {
+        self.hasher.hash_one(key)
+    }
+
     /// Rule 1, before a commit with `epoch` that writes `key` is applied.
+    #[cfg(test)]
     pub(crate) fn invalidate(&self, key: &[u8], epoch: u64) {
-        let key = self.hash(key);
+        self.invalidate_hashed(self.hash_of(key), key, epoch);
+    }
+
+    /// [`PointCache::invalidate`] with the key's [`PointCache::hash_of`].
+    pub(crate) fn invalidate_hashed(&self, hash: u64, key: &[u8], epoch: u64) {
+        let key = KeyRef { hash, bytes: key };
         let mut shard = self.shard(key).lock();
         shard.last_touch = shard.last_touch.max(epoch);
-        shard.map.remove(&key);
+        if let Some(mut entry) = shard.map.peek_mut(&key) {
+            entry.epoch = PENDING;
+        }
+    }
+
+    /// Drops the entry of a key whose commit failed to apply after [`PointCache::invalidate`].
+    pub(crate) fn forget_hashed(&self, hash: u64, key: &[u8]) {
+        let key = KeyRef { hash, bytes: key };
+        self.shard(key).lock().map.remove(&key);
     }
 
     /// Rule 1, after that commit is applied and its epoch published.
+    #[cfg(test)]
     pub(crate) fn insert_written(&self, key: &[u8], value: Option<Slice>, epoch: u64) {
-        let key = self.hash(key);
+        self.insert_written_hashed(self.hash_of(key), key, value, epoch);
+    }
+
+    /// [`PointCache::insert_written`] with the key's [`PointCache::hash_of`].
+    pub(crate) fn insert_written_hashed(
+        &self,
+        hash: u64,
+        key: &[u8],
+        value: Option<Slice>,
+        epoch: u64,
+    ) {
+        let key = KeyRef { hash, bytes: key };
         let mut shard = self.shard(key).lock();
-        shard.map.insert(CacheKey::new(key), Entry { value, epoch });
+        let entry = Entry { value, epoch };
+        match shard.map.get_mut(&key) {
+            Some(mut cached) => *cached = entry,
+            None => shard.map.insert(CacheKey::new(key), entry),
+        }
     }
 }
 
@@ -285,6 +327,25 @@ mod tests {
         assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v5".to_vec())));
         cache.invalidate(b"k", 6);
         assert_eq!(value(&cache.lookup(b"k", None)), None, "in-flight write");
+    }
+
+    #[test]
+    fn a_pending_entry_serves_no_reader_and_takes_no_offer() {
+        let cache = PointCache::new(1 << 20);
+        cache.insert_written(b"k", Some(Slice::from(&b"v1"[..])), 1);
+        cache.invalidate(b"k", 2);
+        assert_eq!(value(&cache.lookup(b"k", None)), None);
+        assert_eq!(value(&cache.lookup(b"k", Some(1))), None);
+        cache.offer(b"k", Some(Slice::from(&b"stale"[..])), 3);
+        assert_eq!(value(&cache.lookup(b"k", None)), None);
+        cache.insert_written(b"k", Some(Slice::from(&b"v2"[..])), 2);
+        assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v2".to_vec())));
+        assert_eq!(value(&cache.lookup(b"k", Some(1))), None);
+        // A commit that failed to apply leaves nothing behind.
+        cache.invalidate(b"k", 3);
+        cache.forget_hashed(cache.hash_of(b"k"), b"k");
+        cache.offer(b"k", Some(Slice::from(&b"v2"[..])), 3);
+        assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v2".to_vec())));
     }
 
     #[test]

@@ -41,6 +41,14 @@ impl Deref for Slice {
     }
 }
 
+/// Sound for maps keyed by `Slice` and looked up by `&[u8]`: equality, order and hash are
+/// those of the bytes.
+impl std::borrow::Borrow<[u8]> for Slice {
+    fn borrow(&self) -> &[u8] {
+        &self.0
+    }
+}
+
 impl AsRef<[u8]> for Slice {
     fn as_ref(&self) -> &[u8] {
         &self.0

@@ -45,15 +45,17 @@ pub enum Direction {
 /// An iterator over key-value pairs.
 pub type ScanIter = Box<dyn Iterator<Item = Result<KvPair>> + Send>;
 
+/// The write set of one keyspace. A key's `Slice` is shared (not copied) by the lock table,
+/// the undo log, the point-cache update and the LSM batch.
 struct KsWrites {
     ks: Keyspace,
-    map: BTreeMap<Vec<u8>, Option<Slice>>,
+    map: BTreeMap<Slice, Option<Slice>>,
 }
 
 /// One logged write: the keyspace id, the key, and its write-set entry before the write.
 struct Undo {
     ks: u32,
-    key: Vec<u8>,
+    key: Slice,
     previous: Option<Option<Slice>>,
 }
 
@@ -210,17 +212,24 @@ impl Transaction {
     /// Fails with `Deadlock` (the caller must then roll back) or `LockWaitTimeout` (the
     /// transaction keeps its locks and writes; the caller decides what to undo).
     pub async fn lock(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
+        self.lock_shared(ks, &Slice::from(key)).await
+    }
+
+    /// [`Transaction::lock`] of a key the caller holds as a `Slice`: a newly taken lock
+    /// shares it instead of copying the bytes.
+    pub async fn lock_shared(&mut self, ks: &Keyspace, key: &Slice) -> Result<()> {
         crate::check_entry(key, 0)?;
         let locks = &self.engine.inner.locks;
+        let lock_key = locks.key(ks.id, key.clone());
         let acquired = if self.lock_wait {
             let timeout = self
                 .lock_wait_timeout
                 .unwrap_or_else(|| locks.default_timeout());
-            locks.acquire_within(self.id, ks.id, key, timeout).await?
+            locks.acquire_within(self.id, &lock_key, timeout).await?
         } else {
-            locks.try_acquire(self.id, ks.id, key)?
+            locks.try_acquire(self.id, &lock_key)?
         };
-        if let Some(lock_key) = acquired {
+        if acquired {
             self.locked.push(lock_key);
         }
         Ok(())
@@ -232,7 +241,7 @@ impl Transaction {
         self.get_latest(ks, key)
     }
 
-    fn record(&mut self, ks: &Keyspace, key: Vec<u8>, value: Option<Slice>) {
+    fn record(&mut self, ks: &Keyspace, key: Slice, value: Option<Slice>) {
         let map = &mut self
             .writes
             .entry(ks.id)
@@ -265,23 +274,39 @@ impl Transaction {
         w.map
             .range::<[u8], _>((Bound::Included(from), Bound::Unbounded))
             .next()
-            .map(|(k, _)| k.as_slice())
+            .map(|(k, _)| &**k)
     }
 
     /// Locks `key` and sets it to `value` in the write set.
     pub async fn put(&mut self, ks: &Keyspace, key: &[u8], value: impl Into<Slice>) -> Result<()> {
+        self.put_shared(ks, Slice::from(key), value).await
+    }
+
+    /// [`Transaction::put`] of a key the caller holds as a `Slice`: the write set, the lock
+    /// table and the commit share it instead of copying the bytes.
+    pub async fn put_shared(
+        &mut self,
+        ks: &Keyspace,
+        key: Slice,
+        value: impl Into<Slice>,
+    ) -> Result<()> {
         let value = value.into();
-        crate::check_entry(key, value.len())?;
-        self.lock(ks, key).await?;
-        self.record(ks, key.to_vec(), Some(value));
+        crate::check_entry(&key, value.len())?;
+        self.lock_shared(ks, &key).await?;
+        self.record(ks, key, Some(value));
         Ok(())
     }
 
     /// Locks `key` and deletes it in the write set.
     pub async fn delete(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
-        crate::check_entry(key, 0)?;
-        self.lock(ks, key).await?;
-        self.record(ks, key.to_vec(), None);
+        self.delete_shared(ks, Slice::from(key)).await
+    }
+
+    /// [`Transaction::delete`] of a key the caller holds as a `Slice` (see
+    /// [`Transaction::put_shared`]).
+    pub async fn delete_shared(&mut self, ks: &Keyspace, key: Slice) -> Result<()> {
+        self.lock_shared(ks, &key).await?;
+        self.record(ks, key, None);
         Ok(())
     }
 
@@ -301,7 +326,7 @@ impl Transaction {
             .map(|w| {
                 w.map
                     .range::<[u8], _>((lower, upper))
-                    .map(|(k, v)| (Slice::from(k.as_slice()), v.clone()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
                     .collect()
             })
             .unwrap_or_default();
@@ -346,15 +371,11 @@ impl Transaction {
         for w in writes.into_values() {
             for (key, value) in w.map {
                 if let Some(cache) = &w.ks.cache {
-                    cached.push(CacheWrite {
-                        cache: cache.clone(),
-                        key: key.clone(),
-                        value: value.clone(),
-                    });
+                    cached.push(CacheWrite::new(cache, key.clone(), value.clone()));
                 }
                 match value {
-                    Some(v) => batch.insert(&w.ks.inner, key, v.0),
-                    None => batch.remove(&w.ks.inner, key),
+                    Some(v) => batch.insert(&w.ks.inner, key.0, v.0),
+                    None => batch.remove(&w.ks.inner, key.0),
                 }
             }
         }
