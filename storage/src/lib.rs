@@ -14,6 +14,7 @@
 //! - No LSM type appears in this API; only this crate names fjall.
 
 mod batch;
+mod carried_hash;
 mod config;
 mod engine;
 mod error;

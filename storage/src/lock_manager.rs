@@ -11,6 +11,7 @@
 //! per-process seed); the table and the holder's release reuse that hash.
 
 use crate::Slice;
+use crate::carried_hash::CarriedHash;
 use crate::error::{Result, StorageError};
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
@@ -42,38 +43,6 @@ impl Eq for LockKey {}
 impl Hash for LockKey {
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_u64(self.hash);
-    }
-}
-
-/// Builds the hasher of the lock table: it returns the hash a [`LockKey`] carries.
-#[derive(Clone, Copy, Default)]
-struct CarriedHash;
-
-/// The hasher of [`CarriedHash`].
-#[derive(Default)]
-struct CarriedHasher(u64);
-
-impl Hasher for CarriedHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by `LockKey`; stay a hash if anything else writes.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-impl BuildHasher for CarriedHash {
-    type Hasher = CarriedHasher;
-    fn build_hasher(&self) -> CarriedHasher {
-        CarriedHasher::default()
     }
 }
 

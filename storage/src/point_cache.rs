@@ -30,6 +30,7 @@
 //! stored inside their entry, so a hit costs one hash and no pointer chase for the key.
 
 use crate::Slice;
+use crate::carried_hash::CarriedHash;
 use parking_lot::Mutex;
 use quick_cache::{Equivalent, Weighter};
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -59,7 +60,7 @@ enum KeyBytes {
 }
 
 /// A cached key with its hash, computed once per operation ([`PointCache::hash`]) and used
-/// both to pick the shard and, passed through unchanged ([`HashedKeys`]), inside the shard.
+/// both to pick the shard and, passed through unchanged ([`CarriedHash`]), inside the shard.
 #[derive(Clone)]
 struct CacheKey {
     hash: u64,
@@ -125,38 +126,6 @@ impl Equivalent<CacheKey> for KeyRef<'_> {
     }
 }
 
-/// Hashes a [`CacheKey`] / [`KeyRef`] to the hash it carries.
-#[derive(Clone, Default)]
-struct HashedKeys;
-
-/// The hasher of [`HashedKeys`]: returns the one `u64` written to it.
-#[derive(Default)]
-struct CarriedHash(u64);
-
-impl Hasher for CarriedHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        // Only `write_u64` is used by the key types; stay a hash if anything else writes.
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
-impl BuildHasher for HashedKeys {
-    type Hasher = CarriedHash;
-    fn build_hasher(&self) -> CarriedHash {
-        CarriedHash::default()
-    }
-}
-
 #[derive(Clone)]
 struct EntryWeight;
 
@@ -167,7 +136,7 @@ impl Weighter<CacheKey, Entry> for EntryWeight {
     }
 }
 
-type Map = quick_cache::unsync::Cache<CacheKey, Entry, EntryWeight, HashedKeys>;
+type Map = quick_cache::unsync::Cache<CacheKey, Entry, EntryWeight, CarriedHash>;
 
 struct Shard {
     map: Map,
@@ -201,7 +170,7 @@ impl PointCache {
                     estimated_items,
                     per_shard,
                     EntryWeight,
-                    HashedKeys,
+                    CarriedHash,
                     Default::default(),
                 ),
                 last_touch: 0,
