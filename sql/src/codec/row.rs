@@ -160,6 +160,41 @@ fn skip_value(input: &mut &[u8], ty: SqlType) -> Result<(), CodecError> {
     Ok(())
 }
 
+/// The fixed part of a stored row: how many columns it stores, their null bitmap, and the
+/// bytes of the non-null values that follow.
+struct RowHeader<'a> {
+    stored: usize,
+    bitmap: &'a [u8],
+    input: &'a [u8],
+}
+
+/// Reads a stored row's version byte, column count and null bitmap.
+fn row_header(bytes: &[u8]) -> Result<RowHeader<'_>, CodecError> {
+    let (&version, mut input) = bytes
+        .split_first()
+        .ok_or(CodecError::Truncated("row version"))?;
+    if version != ROW_FORMAT_V1 {
+        return Err(CodecError::UnknownTag {
+            what: "row format version",
+            byte: version,
+        });
+    }
+    let stored =
+        usize::try_from(get_varint(&mut input)?).map_err(|_| CodecError::Truncated("row"))?;
+    let bitmap_len = stored.div_ceil(8);
+    let bitmap = input
+        .get(..bitmap_len)
+        .ok_or(CodecError::Truncated("null bitmap"))?;
+    let input = input
+        .get(bitmap_len..)
+        .ok_or(CodecError::Truncated("null bitmap"))?;
+    Ok(RowHeader {
+        stored,
+        bitmap,
+        input,
+    })
+}
+
 /// Walks a stored row and calls `f(slot, value)` for each column listed in `wanted`
 /// (ascending column indexes; `slot` is the position in `wanted`), without allocating. Columns
 /// not stored are `Null`. An error from `f` stops the walk and is returned.
@@ -169,27 +204,11 @@ pub fn visit_columns<'a, E: From<CodecError>>(
     wanted: &[usize],
     mut f: impl FnMut(usize, RawValue<'a>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut input = bytes;
-    let (&version, rest) = input
-        .split_first()
-        .ok_or(CodecError::Truncated("row version"))?;
-    if version != ROW_FORMAT_V1 {
-        return Err(CodecError::UnknownTag {
-            what: "row format version",
-            byte: version,
-        }
-        .into());
-    }
-    input = rest;
-    let stored =
-        usize::try_from(get_varint(&mut input)?).map_err(|_| CodecError::Truncated("row"))?;
-    let bitmap_len = stored.div_ceil(8);
-    let bitmap = input
-        .get(..bitmap_len)
-        .ok_or(CodecError::Truncated("null bitmap"))?;
-    input = input
-        .get(bitmap_len..)
-        .ok_or(CodecError::Truncated("null bitmap"))?;
+    let RowHeader {
+        stored,
+        bitmap,
+        mut input,
+    } = row_header(bytes)?;
     let mut slot = 0usize;
     for (i, &ty) in types.iter().enumerate() {
         let Some(&want) = wanted.get(slot) else { break };
@@ -293,26 +312,11 @@ fn visit_all_columns<'a>(
     types: &[SqlType],
     mut f: impl FnMut(RawValue<'a>, SqlType) -> Result<(), CodecError>,
 ) -> Result<(), CodecError> {
-    let mut input = bytes;
-    let (&version, rest) = input
-        .split_first()
-        .ok_or(CodecError::Truncated("row version"))?;
-    if version != ROW_FORMAT_V1 {
-        return Err(CodecError::UnknownTag {
-            what: "row format version",
-            byte: version,
-        });
-    }
-    input = rest;
-    let stored =
-        usize::try_from(get_varint(&mut input)?).map_err(|_| CodecError::Truncated("row"))?;
-    let bitmap_len = stored.div_ceil(8);
-    let bitmap = input
-        .get(..bitmap_len)
-        .ok_or(CodecError::Truncated("null bitmap"))?;
-    input = input
-        .get(bitmap_len..)
-        .ok_or(CodecError::Truncated("null bitmap"))?;
+    let RowHeader {
+        stored,
+        bitmap,
+        mut input,
+    } = row_header(bytes)?;
     for (i, &ty) in types.iter().enumerate() {
         let is_null = i >= stored || bitmap.get(i / 8).is_some_and(|b| b & (1 << (i % 8)) != 0);
         let value = if is_null {
