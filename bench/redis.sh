@@ -21,7 +21,7 @@
 # BENCH_DIR (default /var/tmp: fsync on tmpfs is a no-op, so it must be a real disk).
 #
 # Scale with env vars: ROUNDS (3), SIZES ("128 1024 4096 16384"), PIPELINES ("1 32"), OPS ("set get mix"),
-# REQUESTS (10000, per cell without pipelining), PIPELINED_REQUESTS (20000), CLIENTS (32),
+# REQUESTS (50000, per cell without pipelining), PIPELINED_REQUESTS (200000), CLIENTS (32),
 # KEYSPACE (10000), REDIS_PORTS ("17380 17381"), ORCINUS_BIN (skip the release build).
 # Raw results are kept in $BENCH_DIR/orcinus-redis-bench.*/results.csv.
 set -euo pipefail
@@ -31,8 +31,11 @@ ROUNDS=${ROUNDS:-3}
 SIZES=${SIZES:-"128 1024 4096 16384"}
 PIPELINES=${PIPELINES:-"1 32"}
 OPS=${OPS:-"set get mix"}
-REQUESTS=${REQUESTS:-10000}
-PIPELINED_REQUESTS=${PIPELINED_REQUESTS:-20000}
+# Sustained runs (about 1-3 s per cell, not 0.02-0.3 s): long enough that Orcinus's memtable
+# flushes and compactions and Redis's AOF growth happen inside the measured window, and that
+# connection set-up and the first sync do not dominate.
+REQUESTS=${REQUESTS:-50000}
+PIPELINED_REQUESTS=${PIPELINED_REQUESTS:-200000}
 CLIENTS=${CLIENTS:-32}
 KEYSPACE=${KEYSPACE:-10000}
 SERVER_CPU=${SERVER_CPU:-1}
