@@ -16,7 +16,7 @@ const LARGE: KeyspaceOptions = KeyspaceOptions {
 /// A value that does not compress, different per key and round; every third key stays small
 /// (below the test config's 512-byte threshold), so one keyspace holds both kinds.
 fn value(key: u32, round: u32) -> Vec<u8> {
-    let len = if key % 3 == 0 {
+    let len = if key.is_multiple_of(3) {
         40
     } else {
         1500 + (key as usize * 37) % 3000
