@@ -12,7 +12,8 @@ use crate::error::KvResult;
 use crate::format::{KeyType, Meta, data_prefix, meta_key, user_key_of_meta, with_meta_key};
 use bytes::Bytes;
 use orcinus_storage::{
-    Direction, DurabilityTicket, Engine, Keyspace, Savepoint, ScanIter, Slice, Transaction,
+    Direction, DurabilityTicket, Engine, Keyspace, KeyspaceOptions, Savepoint, ScanIter, Slice,
+    Transaction,
 };
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -45,7 +46,13 @@ pub struct Store {
 impl Store {
     /// Opens (creating if needed) the kv keyspaces.
     pub fn open(engine: Engine) -> KvResult<Self> {
-        let meta = engine.keyspace_with_point_cache(META_KEYSPACE)?;
+        // String values live inline in their meta record, so the meta keyspace takes large
+        // values (blob files at flush instead of rewriting them at every compaction).
+        let meta_options = KeyspaceOptions {
+            point_cache: true,
+            large_values: true,
+        };
+        let meta = engine.keyspace_with(META_KEYSPACE, meta_options)?;
         let data = engine.keyspace(DATA_KEYSPACE)?;
         let score = engine.keyspace(SCORE_KEYSPACE)?;
         // Incarnations are `ms << 11 | counter` at start-up, then increment: unique across

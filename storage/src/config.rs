@@ -37,6 +37,18 @@ pub struct StorageConfig {
     /// Capacity of each point cache (latest values of recently used keys of the keyspaces
     /// opened with one, e.g. the Redis key metadata), in bytes.
     pub point_cache_bytes: u64,
+    /// Values at least this long, in keyspaces opened for large values
+    /// ([`crate::KeyspaceOptions::large_values`], e.g. the Redis key metadata, which holds
+    /// string values inline), are separated from their keys when the memtable is flushed: the
+    /// value goes to a blob file once, and the LSM tables — rewritten at every compaction —
+    /// carry only a small pointer to it. Blob files whose values were mostly overwritten are
+    /// rewritten during compaction. `0` turns separation off for keyspaces created from then
+    /// on; an existing keyspace keeps the setting it was created with.
+    pub large_value_bytes: u32,
+    /// Memtable size in bytes of the keyspaces opened for large values (flush trigger). Every
+    /// flush also fsyncs the journal under the LSM's journal lock, which stalls commits, so
+    /// keyspaces that take large values flush less often with a larger memtable.
+    pub large_value_memtable_bytes: u64,
     /// How long a transaction waits for a row/key lock before `LockWaitTimeout`, in ms.
     pub lock_wait_timeout_ms: u64,
 }
@@ -49,6 +61,8 @@ impl Default for StorageConfig {
             cache_size_bytes: 256 * 1024 * 1024,
             memtable_bytes: 8 * 1024 * 1024,
             point_cache_bytes: 256 * 1024 * 1024,
+            large_value_bytes: 4096,
+            large_value_memtable_bytes: 8 * 1024 * 1024,
             lock_wait_timeout_ms: 50_000,
         }
     }
@@ -64,6 +78,8 @@ impl StorageConfig {
             cache_size_bytes: 1024 * 1024,
             memtable_bytes: 256 * 1024,
             point_cache_bytes: 64 * 1024,
+            large_value_bytes: 512,
+            large_value_memtable_bytes: 256 * 1024,
             lock_wait_timeout_ms: 2_000,
         }
     }
@@ -84,6 +100,9 @@ impl StorageConfig {
         }
         if self.point_cache_bytes < 64 * 1024 {
             return Err("storage.point_cache_bytes must be at least 65536".into());
+        }
+        if self.large_value_memtable_bytes < 64 * 1024 {
+            return Err("storage.large_value_memtable_bytes must be at least 65536".into());
         }
         if self.lock_wait_timeout_ms == 0 {
             return Err("storage.lock_wait_timeout_ms must be positive".into());

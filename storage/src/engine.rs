@@ -80,6 +80,39 @@ impl CacheWrite {
     }
 }
 
+/// How a keyspace is opened ([`Engine::keyspace_with`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct KeyspaceOptions {
+    /// Keep the latest values of recently used keys in a point cache (keyspaces read mostly
+    /// by key).
+    pub point_cache: bool,
+    /// The keyspace takes large values: separate values of at least
+    /// `StorageConfig::large_value_bytes` into blob files at flush, and use
+    /// `StorageConfig::large_value_memtable_bytes` as its memtable size.
+    pub large_values: bool,
+}
+
+/// The LSM options a keyspace is created with.
+fn create_options(
+    config: &StorageConfig,
+    options: KeyspaceOptions,
+) -> fjall::KeyspaceCreateOptions {
+    let create = fjall::KeyspaceCreateOptions::default();
+    if !options.large_values || config.large_value_bytes == 0 {
+        return create.max_memtable_size(config.memtable_bytes);
+    }
+    // Blob values are stored uncompressed (RocksDB's BlobDB default too): the LSM compresses
+    // every blob it writes, with no fall-back for values that do not shrink, and large values
+    // are often already compressed (images, archives); that CPU would come from the core the
+    // server runs on.
+    let separation = fjall::KvSeparationOptions::default()
+        .separation_threshold(config.large_value_bytes)
+        .compression(fjall::CompressionType::None);
+    create
+        .max_memtable_size(config.large_value_memtable_bytes)
+        .with_kv_separation(Some(separation))
+}
+
 /// The storage engine. Cheap to clone; all clones share one database.
 #[derive(Clone)]
 pub struct Engine {
@@ -176,17 +209,24 @@ impl Engine {
 
     /// Opens the keyspace `name`, creating it if missing. Names are `[a-zA-Z0-9_-]{1,64}`.
     pub fn keyspace(&self, name: &str) -> Result<Keyspace> {
-        self.open_keyspace(name, false)
+        self.keyspace_with(name, KeyspaceOptions::default())
     }
 
     /// Like [`Engine::keyspace`], with a point cache of `point_cache_bytes` in front of point
     /// reads (transaction `get` / `get_latest`), for keyspaces read mostly by key. Has no effect
     /// if the keyspace is already open without one.
     pub fn keyspace_with_point_cache(&self, name: &str) -> Result<Keyspace> {
-        self.open_keyspace(name, true)
+        let options = KeyspaceOptions {
+            point_cache: true,
+            ..KeyspaceOptions::default()
+        };
+        self.keyspace_with(name, options)
     }
 
-    fn open_keyspace(&self, name: &str, point_cache: bool) -> Result<Keyspace> {
+    /// Opens the keyspace `name` with `options`, creating it if missing. Options already
+    /// chosen for an open keyspace stay; `large_values` applies only when the keyspace is
+    /// created (the LSM records a keyspace's layout with it).
+    pub fn keyspace_with(&self, name: &str, options: KeyspaceOptions) -> Result<Keyspace> {
         if let Some(ks) = self.inner.keyspaces.read().get(name) {
             return Ok(ks.clone());
         }
@@ -202,14 +242,16 @@ impl Engine {
         if let Some(ks) = map.get(name) {
             return Ok(ks.clone());
         }
-        let memtable = self.inner.config.memtable_bytes;
-        let inner = self.inner.db.keyspace(name, || {
-            fjall::KeyspaceCreateOptions::default().max_memtable_size(memtable)
-        })?;
+        let config = &self.inner.config;
+        let inner = self
+            .inner
+            .db
+            .keyspace(name, || create_options(config, options))?;
         let id =
             u32::try_from(map.len()).map_err(|_| StorageError::InvalidKeyspaceName(name.into()))?;
-        let cache =
-            point_cache.then(|| Arc::new(PointCache::new(self.inner.config.point_cache_bytes)));
+        let cache = options
+            .point_cache
+            .then(|| Arc::new(PointCache::new(config.point_cache_bytes)));
         let ks = Keyspace {
             id,
             name: name.into(),

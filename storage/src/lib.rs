@@ -50,7 +50,7 @@ pub(crate) fn check_entry(key: &[u8], value_len: usize) -> Result<()> {
     Ok(())
 }
 pub use config::{StorageConfig, SyncPolicy};
-pub use engine::{Engine, EngineStats, Keyspace};
+pub use engine::{Engine, EngineStats, Keyspace, KeyspaceOptions};
 pub use error::{ErrorKind, Result, StorageError};
 pub use slice::Slice;
 pub use snapshot::{KvIter, KvPair, Snapshot, prefix_upper_bound};

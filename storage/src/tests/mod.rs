@@ -2,6 +2,7 @@
 //! lock-wait timeout, delete-then-insert), a model-based property test against a BTreeMap, and
 //! the point cache against the same model (old snapshots, eviction, batches, reopen).
 
+mod large_values;
 mod model;
 mod point_cache;
 mod reopen;

@@ -39,6 +39,7 @@ log_level = \"info\"
 [storage]
 cache_size_bytes = 1048576
 memtable_bytes = 262144
+large_value_memtable_bytes = 262144
 point_cache_bytes = 65536
 lock_wait_timeout_ms = 2000
 ";
