@@ -1,5 +1,9 @@
-//! The running server: builds the tokio runtime, performs the start-up steps of
+//! The running server: builds the tokio runtimes, performs the start-up steps of
 //! [`crate::startup`], serves both ports, and shuts down.
+//!
+//! Two runtimes: the main one (MySQL connections, the engine's background tasks, signals) and
+//! one for RESP connections, sized to the CPUs the process may run on (see
+//! [`resp_worker_threads`]).
 //!
 //! Invariants:
 //! - SIGINT/SIGTERM handlers are installed before the listening lines are printed, so a signal
@@ -33,18 +37,11 @@ const WORKER_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// Starts the server with a valid `config` and serves until a signal or a fatal failure.
 pub fn run(config: Config) -> Result<(), ServerError> {
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
-        builder.worker_threads(worker_threads());
-    }
-    let runtime = builder
-        .enable_all()
-        .thread_name("orcinus-worker")
-        .thread_stack_size(WORKER_STACK_BYTES)
-        .build()
-        .map_err(ServerError::Runtime)?;
-    let (engine, outcome) = runtime.block_on(start_and_serve(config))?;
+    let runtime = build_runtime("orcinus-worker", worker_threads())?;
+    let resp_runtime = build_runtime("orcinus-resp", resp_worker_threads())?;
+    let (engine, outcome) = runtime.block_on(start_and_serve(config, resp_runtime.handle()))?;
     let shutdown = engine.shutdown();
+    resp_runtime.shutdown_timeout(RUNTIME_SHUTDOWN_GRACE);
     runtime.shutdown_timeout(RUNTIME_SHUTDOWN_GRACE);
     outcome?;
     shutdown.map_err(ServerError::Shutdown)?;
@@ -52,8 +49,27 @@ pub fn run(config: Config) -> Result<(), ServerError> {
     Ok(())
 }
 
-/// Fewest runtime worker threads, whatever the CPU count.
+/// A multi-thread runtime named `name` with `workers` worker threads (`TOKIO_WORKER_THREADS`,
+/// if set, overrides the count).
+fn build_runtime(name: &str, workers: usize) -> Result<tokio::runtime::Runtime, ServerError> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        builder.worker_threads(workers);
+    }
+    builder
+        .enable_all()
+        .thread_name(name)
+        .thread_stack_size(WORKER_STACK_BYTES)
+        .build()
+        .map_err(ServerError::Runtime)
+}
+
+/// Fewest main-runtime worker threads, whatever the CPU count.
 const MIN_WORKER_THREADS: usize = 8;
+
+/// Fewest RESP worker threads: a second worker keeps serving while one waits on a storage
+/// read that misses the caches.
+const MIN_RESP_WORKER_THREADS: usize = 2;
 
 /// Worker threads for the runtime: one per CPU the process may run on, but at least
 /// [`MIN_WORKER_THREADS`]. Storage reads run on the workers and can block on the disk, and on a
@@ -62,14 +78,31 @@ const MIN_WORKER_THREADS: usize = 8;
 /// got most of it; with 4-8 workers throughput doubled and CPU per query did not grow.
 /// `TOKIO_WORKER_THREADS` overrides this.
 fn worker_threads() -> usize {
-    std::thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .max(MIN_WORKER_THREADS)
+    usable_cpus().max(MIN_WORKER_THREADS)
+}
+
+/// Worker threads for the RESP runtime: one per CPU the process may run on, at least
+/// [`MIN_RESP_WORKER_THREADS`]. A RESP command is short and a pipeline runs as one task
+/// step, so more workers than CPUs buy no throughput there: they only hand connection tasks
+/// from thread to thread. With the server pinned to one CPU, 8 workers cost about 10% more
+/// CPU per pipelined SET than 1-2 (each wake-up of an idle worker is a context switch on that
+/// CPU), while 1 worker would stall every client behind one read from the disk.
+fn resp_worker_threads() -> usize {
+    usable_cpus().max(MIN_RESP_WORKER_THREADS)
+}
+
+/// CPUs this process may run on (its affinity mask, as `sched_getaffinity` reports it).
+fn usable_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 /// Start-up errors come back as the outer `Err`; once serving, the engine is returned with the
 /// reason serving stopped, so the caller shuts it down either way.
-async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerError>), ServerError> {
+/// RESP connections are served on `resp_runtime`.
+async fn start_and_serve(
+    config: Config,
+    resp_runtime: &tokio::runtime::Handle,
+) -> Result<(Engine, Result<(), ServerError>), ServerError> {
     let listeners = bind_listeners(&config.server).await?;
     check_public_bind_before_open(&config.server)?;
     let engine = open_engine(config.storage.clone())?;
@@ -101,7 +134,13 @@ async fn start_and_serve(config: Config) -> Result<(Engine, Result<(), ServerErr
     );
 
     let mut mysql_task = tokio::spawn(mysql::serve(listeners.mysql, sql, config.mysql));
-    let mut resp_task = tokio::spawn(resp_service.serve(listeners.resp));
+    // The listener moves to the RESP runtime's reactor, so do the sockets it accepts.
+    let resp_listener = listeners.resp.into_std().map_err(ServerError::Runtime)?;
+    let mut resp_task = resp_runtime.spawn(async move {
+        resp_service
+            .serve(tokio::net::TcpListener::from_std(resp_listener)?)
+            .await
+    });
     let outcome = wait_for_stop(
         signals.recv(),
         &mut mysql_task,
