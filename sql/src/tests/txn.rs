@@ -221,7 +221,9 @@ async fn short_pk_ranges_agree_with_full_scans() {
         let scanned = db
             .rows(
                 s,
-                &format!("SELECT id, k FROM sbtest1 WHERE id + 0 BETWEEN {lo} AND {hi} ORDER BY id"),
+                &format!(
+                    "SELECT id, k FROM sbtest1 WHERE id + 0 BETWEEN {lo} AND {hi} ORDER BY id"
+                ),
             )
             .await;
         assert_eq!(probed, scanned, "range [{lo}, {hi}]");
@@ -246,14 +248,18 @@ async fn short_pk_ranges_agree_with_full_scans() {
     // A snapshot keeps seeing the rows as they were, whatever others commit meanwhile.
     db.ok(&mut a, "BEGIN").await;
     assert_eq!(check(&db, &mut a, 1, 120).await, before);
-    db.ok(&mut b, "UPDATE sbtest1 SET k = k + 1000 WHERE id BETWEEN 10 AND 30")
-        .await;
+    db.ok(
+        &mut b,
+        "UPDATE sbtest1 SET k = k + 1000 WHERE id BETWEEN 10 AND 30",
+    )
+    .await;
     db.ok(&mut b, "DELETE FROM sbtest1 WHERE id = 50").await;
     db.ok(&mut b, "INSERT INTO sbtest1 (id, k) VALUES (49, 49)")
         .await;
     assert_eq!(check(&db, &mut a, 1, 120).await, before, "snapshot");
     // Own writes are seen on top of the snapshot.
-    db.ok(&mut a, "UPDATE sbtest1 SET k = -1 WHERE id = 100").await;
+    db.ok(&mut a, "UPDATE sbtest1 SET k = -1 WHERE id = 100")
+        .await;
     db.ok(&mut a, "DELETE FROM sbtest1 WHERE id = 101").await;
     db.ok(&mut a, "INSERT INTO sbtest1 (id, k) VALUES (98, 98)")
         .await;
@@ -264,14 +270,22 @@ async fn short_pk_ranges_agree_with_full_scans() {
             .iter()
             .map(|i| vec![
                 i.to_string(),
-                if *i == 100 { "-1".into() } else { i.to_string() }
+                if *i == 100 {
+                    "-1".into()
+                } else {
+                    i.to_string()
+                }
             ])
             .collect::<Vec<_>>()
     );
     db.ok(&mut a, "COMMIT").await;
     let after = check(&db, &mut a, 1, 120).await;
     assert_ne!(after, before);
-    assert!(after.iter().any(|r| r == &vec!["49".to_string(), "49".into()]));
+    assert!(
+        after
+            .iter()
+            .any(|r| r == &vec!["49".to_string(), "49".into()])
+    );
     assert!(!after.iter().any(|r| r[0] == "50"));
 
     // A cold cache (fresh process): misses are read from the LSM, then the rest is scanned.
