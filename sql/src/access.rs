@@ -320,6 +320,100 @@ fn bounds(
     Ok((lower, prefix_upper_bound(&upper)))
 }
 
+/// Widest primary-key range read key by key ([`probe_pk_range`]).
+const MAX_PROBED_KEYS: i128 = 1024;
+/// Keys of a probed range the point cache may miss (each then read from the LSM) before the
+/// rest of the range is read by one scan instead.
+const MAX_PROBE_MISSES: usize = 16;
+
+/// The keys of a bounded range on a single-column integer primary key: every row in the range
+/// has one of them, so reading each (absent ones are skipped) yields exactly the range's rows,
+/// in key order.
+struct ProbedKeys {
+    lo: i128,
+    hi: i128,
+    unsigned: bool,
+}
+
+impl ProbedKeys {
+    fn of(def: &crate::catalog::TableDef, lo: Option<&Datum>, hi: Option<&Datum>) -> Option<Self> {
+        if def.primary_key.len() != 1 {
+            return None;
+        }
+        let (lo, hi, unsigned) = match (lo?, hi?) {
+            (Datum::Int(l), Datum::Int(h)) => (i128::from(*l), i128::from(*h), false),
+            (Datum::UInt(l), Datum::UInt(h)) => (i128::from(*l), i128::from(*h), true),
+            _ => return None,
+        };
+        (lo <= hi && hi - lo < MAX_PROBED_KEYS).then_some(Self { lo, hi, unsigned })
+    }
+
+    fn datum(&self, v: i128) -> Option<Datum> {
+        if self.unsigned {
+            u64::try_from(v).ok().map(Datum::UInt)
+        } else {
+            i64::try_from(v).ok().map(Datum::Int)
+        }
+    }
+}
+
+/// Reads a short primary-key range key by key through the storage point cache, which skips
+/// the LSM's merge of sources and its stepping over old versions of each row (a scan's main
+/// cost when rows are updated often). A key the cache cannot answer for this transaction's
+/// snapshot is read from the LSM; after [`MAX_PROBE_MISSES`] such keys (a cold cache, a sparse
+/// range) the rest of the range is scanned. Same rows, same order as [`scan_rows`].
+fn probe_pk_range(
+    ctx: &StmtCtx<'_>,
+    table_id: u32,
+    keys: ProbedKeys,
+    ty: SqlType,
+    upper: Bound<&[u8]>,
+    decode: &dyn Fn(&[u8]) -> SqlResult<Vec<Datum>>,
+    f: &mut RowVisitor<'_>,
+) -> SqlResult<()> {
+    let mut k = key::row_prefix(table_id);
+    let prefix_len = k.len();
+    let mut misses = 0;
+    for v in keys.lo..=keys.hi {
+        let d = keys
+            .datum(v)
+            .ok_or_else(|| SqlError::Internal("probed key out of its type".into()))?;
+        k.truncate(prefix_len);
+        key::encode(&mut k, &d, ty)?;
+        let row = match ctx.get_cached_with(&k, decode)? {
+            Some(row) => row,
+            None if misses < MAX_PROBE_MISSES => {
+                misses += 1;
+                ctx.get_with(&k, decode)?
+            }
+            None => return scan_rows(ctx, Bound::Included(k.as_slice()), upper, decode, f),
+        };
+        if let Some(row) = row
+            && !f(&k, row)?
+        {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Scans the rows with keys within the bounds, in key order.
+fn scan_rows(
+    ctx: &StmtCtx<'_>,
+    lower: Bound<&[u8]>,
+    upper: Bound<&[u8]>,
+    decode: &dyn Fn(&[u8]) -> SqlResult<Vec<Datum>>,
+    f: &mut RowVisitor<'_>,
+) -> SqlResult<()> {
+    for item in ctx.scan(lower, upper, Direction::Forward) {
+        let (k, v) = item?;
+        if !f(&k, decode(&v)?)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
 /// Fetches the rows of `access`, calling `f(row_key, row)` until it returns `false`.
 pub fn fetch(
     ctx: &StmtCtx<'_>,
@@ -372,20 +466,13 @@ pub fn fetch_rows(
                 Access::PkRange { lo, hi } => (lo.clone(), hi.clone()),
                 _ => (None, None),
             };
-            let (lower, upper) = bounds(
-                key::row_prefix(def.id),
-                &lo,
-                &hi,
-                first_ty(def.primary_key.first()),
-            )?;
+            let ty = first_ty(def.primary_key.first());
+            let (lower, upper) = bounds(key::row_prefix(def.id), &lo, &hi, ty)?;
             let ub = upper.as_deref().map_or(Bound::Unbounded, Bound::Excluded);
-            for item in ctx.scan(Bound::Included(lower.as_slice()), ub, Direction::Forward) {
-                let (k, v) = item?;
-                if !f(&k, decode(&v)?)? {
-                    break;
-                }
+            if let Some(keys) = ProbedKeys::of(def, lo.as_ref(), hi.as_ref()) {
+                return probe_pk_range(ctx, def.id, keys, ty, ub, &decode, f);
             }
-            Ok(())
+            scan_rows(ctx, Bound::Included(lower.as_slice()), ub, &decode, f)
         }
         Access::IndexRange { ix, lo, hi } => {
             let ixd = def

@@ -213,7 +213,10 @@ impl Catalog {
     /// Loads the catalog and initialises AUTO_INCREMENT counters from stored keys.
     pub fn open(engine: &Engine) -> SqlResult<Self> {
         let ks = engine.keyspace(CATALOG_KEYSPACE)?;
-        let data = engine.keyspace(DATA_KEYSPACE)?;
+        // Rows are read mostly by primary key (OLTP point selects, the row fetch behind an
+        // index hit): a point cache answers those without searching the LSM, and serves a
+        // transaction only the version its snapshot sees (storage `point_cache.rs`).
+        let data = engine.keyspace_with_point_cache(DATA_KEYSPACE)?;
         let catalog = Self {
             engine: engine.clone(),
             ks,

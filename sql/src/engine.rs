@@ -514,7 +514,8 @@ impl SqlExecutor {
                     return Err(SqlError::ReadOnlyTransaction);
                 }
                 session.commit_open(&self.catalog).await?;
-                self.run_ddl(session, stmt).await
+                // Boxed: DDL is rare and its future large (see `run_analytic`).
+                Box::pin(self.run_ddl(session, stmt)).await
             }
             Plan::Select(_) | Plan::Insert(_) | Plan::Modify(_) | Plan::Explain(_) => {
                 self.run_dml(session, p, params).await
@@ -541,16 +542,16 @@ impl SqlExecutor {
         } else {
             session.start_statement();
         }
-        let res = self
-            .analytics
-            .execute_for_session(
-                &self.catalog,
-                &mut session.txn,
-                session.db.as_deref(),
-                stmt,
-                params,
-            )
-            .await;
+        // Boxed: DataFusion's futures are many KiB, and an unboxed one would make every
+        // statement's future (fast path included) that large, copied at each call level.
+        let res = Box::pin(self.analytics.execute_for_session(
+            &self.catalog,
+            &mut session.txn,
+            session.db.as_deref(),
+            stmt,
+            params,
+        ))
+        .await;
         if let Err(e) = &res
             && e.rolls_back_transaction()
         {
@@ -571,15 +572,15 @@ impl SqlExecutor {
             _ => return Err(SqlError::Internal("not an analytical statement".into())),
         };
         let reader: Arc<dyn RowReader> = Arc::new(self.catalog.engine_snapshot());
-        self.analytics
-            .describe(
-                self.catalog.snapshot(),
-                self.catalog.data().clone(),
-                reader,
-                session.db.as_deref(),
-                query,
-            )
-            .await
+        // Boxed for the reason given in `run_analytic`.
+        Box::pin(self.analytics.describe(
+            self.catalog.snapshot(),
+            self.catalog.data().clone(),
+            reader,
+            session.db.as_deref(),
+            query,
+        ))
+        .await
     }
 
     async fn run_dml(

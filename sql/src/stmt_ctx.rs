@@ -54,6 +54,24 @@ impl<'a> StmtCtx<'a> {
         }
     }
 
+    /// [`StmtCtx::get_with`] answered only from buffered writes, the transaction's own writes
+    /// and the storage point cache: `Ok(None)` when the value is not at hand that way (read
+    /// it with `get_with`); `Ok(Some(None))` when the key is known to be absent.
+    pub fn get_cached_with<R>(
+        &self,
+        key: &[u8],
+        f: impl FnOnce(&[u8]) -> SqlResult<R>,
+    ) -> SqlResult<Option<Option<R>>> {
+        if let Some(v) = self.pending.get(key) {
+            return v.as_deref().map(f).transpose().map(Some);
+        }
+        match self.txn.get_cached(&self.ks, key) {
+            Some(Some(v)) => f(&v).map(|r| Some(Some(r))),
+            Some(None) => Ok(Some(None)),
+            None => Ok(None),
+        }
+    }
+
     /// Locking read: takes the key's lock, then reads the latest committed version (or ours).
     pub async fn get_for_update(&mut self, key: &[u8]) -> SqlResult<Option<Vec<u8>>> {
         self.txn.lock(&self.ks, key).await?;

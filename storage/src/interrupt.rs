@@ -71,9 +71,11 @@ impl Interrupt {
         }
     }
 
-    /// Runs `fut` with this flag as the task's current interrupt.
-    pub async fn scope<F: Future>(self, fut: F) -> F::Output {
-        CURRENT.scope(self, fut).await
+    /// Runs `fut` with this flag as the task's current interrupt. Not an `async fn`: that
+    /// would hold `fut` twice (as its argument and inside the task-local scope), doubling the
+    /// size of every statement's future.
+    pub fn scope<F: Future>(self, fut: F) -> impl Future<Output = F::Output> {
+        CURRENT.scope(self, fut)
     }
 
     /// The interrupt of the running statement, if it runs inside [`Interrupt::scope`].

@@ -193,6 +193,23 @@ impl Transaction {
         Ok(value)
     }
 
+    /// [`Transaction::get`] answered only from the transaction's own writes and the keyspace's
+    /// point cache: `None` when neither holds the key's value as this transaction sees it
+    /// (then read it with `get`). Lets a caller probe many keys cheaply and fall back to a
+    /// scan when the cache does not cover them.
+    #[must_use]
+    pub fn get_cached(&self, ks: &Keyspace, key: &[u8]) -> Option<Option<Slice>> {
+        if let Some(v) = self.own_write(ks, key) {
+            return Some(v.clone());
+        }
+        let cache = ks.cache.as_ref()?;
+        let (epoch, _) = self.snapshot();
+        match cache.lookup(key, Some(*epoch)) {
+            Cached::Hit(value) => Some(value),
+            Cached::Miss => None,
+        }
+    }
+
     /// Latest committed value (own writes first), without locking.
     pub fn get_latest(&self, ks: &Keyspace, key: &[u8]) -> Result<Option<Slice>> {
         if let Some(v) = self.own_write(ks, key) {

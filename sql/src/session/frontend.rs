@@ -312,18 +312,19 @@ impl FrontendSession {
         }
         let result = match route {
             Route::SessionState(probe) => return self.answer(probe).await,
-            Route::LoadData => return self.load_data(statement, infile).await,
+            // Boxed: a large future on a rare path (see `prepared::execute_with`).
+            Route::LoadData => return Box::pin(self.load_data(statement, infile)).await,
             Route::Kill => return self.kill(statement),
             Route::ProcessList(full) => return Ok(self.show_processlist(full)),
             Route::Show(name) => self.show(statement, &name)?,
             Route::Accounts(name) => {
-                accounts::account_statement(
+                Box::pin(accounts::account_statement(
                     &self.accounts,
                     &self.context.user,
                     &self.context.host,
                     statement,
                     &name,
-                )
+                ))
                 .await?
             }
             Route::Executor => self.run_executor(statement).await?,

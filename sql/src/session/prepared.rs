@@ -176,15 +176,25 @@ impl FrontendSession {
         text: &str,
         params: &[Datum],
     ) -> SqlResult<StatementResult> {
-        if let Some(id) = id {
-            let Some(Prepared::Plan(plan)) = self.prepared.get(&id) else {
-                return Err(SqlError::Internal("prepared plan vanished".into()));
-            };
-            return self
-                .executor
-                .execute_prepared(&mut self.state, plan, params)
-                .await;
-        }
+        let Some(id) = id else {
+            // Boxed: planning's future and the plan are large and this path rare; unboxed,
+            // they would be part of (and copied with) every execution's future.
+            return Box::pin(self.execute_with_session_values(text, params)).await;
+        };
+        let Some(Prepared::Plan(plan)) = self.prepared.get(&id) else {
+            return Err(SqlError::Internal("prepared plan vanished".into()));
+        };
+        self.executor
+            .execute_prepared(&mut self.state, plan, params)
+            .await
+    }
+
+    /// Plans and runs `text` with the current session values substituted.
+    async fn execute_with_session_values(
+        &mut self,
+        text: &str,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
         let rewritten = functions::rewrite(text, &self.session_values())?;
         let plan = self
             .executor
@@ -230,7 +240,9 @@ impl FrontendSession {
                 }
                 let text = text.clone();
                 if params.is_empty() {
-                    return self.run(&text, &mut NoLocalInfile).await;
+                    // Boxed: the text path's future is large, and an unboxed one would be
+                    // part of (and copied with) every execution's future.
+                    return Box::pin(self.run(&text, &mut NoLocalInfile)).await;
                 }
                 self.start_question(true);
                 let result = dispatch::show_statement(
@@ -255,7 +267,7 @@ impl FrontendSession {
             Prepared::UserVariables(assignments) => {
                 let assignments = assignments.clone();
                 self.start_question(true);
-                let outcome = self.set_user_variables(&assignments, &params).await?;
+                let outcome = Box::pin(self.set_user_variables(&assignments, &params)).await?;
                 self.record_counts(&outcome);
                 return Ok(outcome);
             }
