@@ -9,32 +9,39 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// One writer connection: pipelines `SET w:{conn}:{n} v{n}` in windows of `depth`, records each
-/// acknowledged n, stops at the first I/O error (the kill).
+/// Per key, the highest write number whose SET was acknowledged.
+type Acked = Arc<Mutex<HashMap<String, usize>>>;
+
+/// What the `n`th write of connection `conn` sets: its key and value.
+type WriteFn = fn(conn: usize, n: usize) -> (String, Vec<u8>);
+
+/// One writer connection: pipelines the SETs `write(conn, n)` in windows of `depth`, records each
+/// acknowledged one in `acked`, stops at `stop` or the first I/O error (the kill).
 fn writer(
     addr: std::net::SocketAddr,
     conn: usize,
     depth: usize,
+    write: WriteFn,
     stop: Arc<AtomicBool>,
-    acked: Arc<Mutex<HashMap<String, String>>>,
+    acked: Acked,
 ) {
     let Ok(mut client) = RespClient::connect(addr) else {
         return;
     };
     let mut n = 0usize;
     while !stop.load(Ordering::Relaxed) {
-        let batch: Vec<(String, String)> = (n..n + depth)
-            .map(|i| (format!("w:{conn}:{i}"), format!("v{i}")))
-            .collect();
-        for (k, v) in &batch {
-            if client.send(&[b"SET", k.as_bytes(), v.as_bytes()]).is_err() {
+        let mut keys = Vec::with_capacity(depth);
+        for i in n..n + depth {
+            let (key, value) = write(conn, i);
+            if client.send(&[b"SET", key.as_bytes(), &value]).is_err() {
                 return;
             }
+            keys.push(key);
         }
-        for (k, v) in batch {
+        for (i, key) in (n..).zip(keys) {
             match client.read_reply() {
                 Ok(Reply::Simple(s)) if s == "OK" => {
-                    acked.lock().unwrap().insert(k, v);
+                    acked.lock().unwrap().insert(key, i);
                 }
                 Ok(other) => panic!("unexpected reply to SET: {other:?}"),
                 Err(_) => return,
@@ -44,36 +51,59 @@ fn writer(
     }
 }
 
+/// One crash round: `conns` writer connections (numbered from `round * 100`) stream pipelined
+/// SETs `depth` deep; the server is killed with SIGKILL once `wait_for_kill` returns, then
+/// restarted on the same data. Returns what was acknowledged before the kill (never empty).
+fn crash_round(
+    server: &mut TestServer,
+    round: usize,
+    conns: usize,
+    depth: usize,
+    write: WriteFn,
+    wait_for_kill: impl FnOnce(&Acked),
+) -> HashMap<String, usize> {
+    let acked: Acked = Arc::new(Mutex::new(HashMap::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let addr = server.resp_addr();
+    let writers: Vec<_> = (0..conns)
+        .map(|c| {
+            let (stop, acked) = (stop.clone(), acked.clone());
+            let conn = round * 100 + c;
+            std::thread::spawn(move || writer(addr, conn, depth, write, stop, acked))
+        })
+        .collect();
+    wait_for_kill(&acked);
+    server.kill9();
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    server.restart();
+    let acked = acked.lock().unwrap().clone();
+    assert!(
+        !acked.is_empty(),
+        "round {round}: no write was acknowledged before the kill"
+    );
+    acked
+}
+
+/// Small writes, each to a new key: `SET w:{conn}:{n} v{n}`.
+fn small_write(conn: usize, n: usize) -> (String, Vec<u8>) {
+    (format!("w:{conn}:{n}"), format!("v{n}").into_bytes())
+}
+
 #[test]
 fn kill9_during_pipelined_writes_loses_no_acknowledged_write() {
     let mut server = TestServer::start();
     for round in 0..3 {
-        let acked = Arc::new(Mutex::new(HashMap::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let addr = server.resp_addr();
-        let writers: Vec<_> = (0..8)
-            .map(|c| {
-                let (stop, acked) = (stop.clone(), acked.clone());
-                std::thread::spawn(move || writer(addr, round * 100 + c, 16, stop, acked))
-            })
-            .collect();
         // Kill mid-stream: once writes are being acknowledged, after a delay that differs per round.
-        let deadline = std::time::Instant::now() + Duration::from_secs(60);
-        while acked.lock().unwrap().len() < 200 && std::time::Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        std::thread::sleep(Duration::from_millis(50 + 150 * round as u64));
-        server.kill9();
-        stop.store(true, Ordering::Relaxed);
-        for w in writers {
-            w.join().unwrap();
-        }
-        server.restart();
-        let acked = acked.lock().unwrap().clone();
-        assert!(
-            !acked.is_empty(),
-            "round {round}: no write was acknowledged before the kill"
-        );
+        let acked = crash_round(&mut server, round, 8, 16, small_write, |acked| {
+            let deadline = std::time::Instant::now() + Duration::from_secs(60);
+            while acked.lock().unwrap().len() < 200 && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            std::thread::sleep(Duration::from_millis(50 + 150 * round as u64));
+        });
         let mut client = RespClient::connect(server.resp_addr()).unwrap();
         let keys: Vec<&String> = acked.keys().collect();
         for chunk in keys.chunks(500) {
@@ -85,7 +115,7 @@ fn kill9_during_pipelined_writes_loses_no_acknowledged_write() {
             for (k, v) in chunk.iter().zip(values) {
                 assert_eq!(
                     v,
-                    Reply::Bulk(Some(acked[*k].clone().into_bytes())),
+                    Reply::Bulk(Some(format!("v{}", acked[*k]).into_bytes())),
                     "round {round}: acknowledged {k} lost"
                 );
             }
@@ -108,43 +138,10 @@ fn large_value(conn: usize, n: usize) -> Vec<u8> {
     v
 }
 
-/// Writes `large_value`s to 16 keys per connection, over and over (so blob files go stale and
-/// get rewritten), pipelined `depth` deep; records per key the highest acknowledged n.
-fn large_writer(
-    addr: std::net::SocketAddr,
-    conn: usize,
-    depth: usize,
-    stop: Arc<AtomicBool>,
-    acked: Arc<Mutex<HashMap<String, usize>>>,
-) {
-    let Ok(mut client) = RespClient::connect(addr) else {
-        return;
-    };
-    let mut n = 0usize;
-    while !stop.load(Ordering::Relaxed) {
-        for i in n..n + depth {
-            let key = format!("big:{conn}:{}", i % 16);
-            if client
-                .send(&[b"SET", key.as_bytes(), &large_value(conn, i)])
-                .is_err()
-            {
-                return;
-            }
-        }
-        for i in n..n + depth {
-            match client.read_reply() {
-                Ok(Reply::Simple(s)) if s == "OK" => {
-                    acked
-                        .lock()
-                        .unwrap()
-                        .insert(format!("big:{conn}:{}", i % 16), i);
-                }
-                Ok(other) => panic!("unexpected reply to SET: {other:?}"),
-                Err(_) => return,
-            }
-        }
-        n += depth;
-    }
+/// Large overwrites of 16 keys per connection, over and over (so blob files go stale and get
+/// rewritten).
+fn large_write(conn: usize, n: usize) -> (String, Vec<u8>) {
+    (format!("big:{conn}:{}", n % 16), large_value(conn, n))
 }
 
 #[test]
@@ -154,28 +151,9 @@ fn kill9_during_large_value_overwrites_loses_no_acknowledged_write() {
     let mut server = TestServer::start();
     let mut recovered: HashMap<String, Vec<u8>> = HashMap::new();
     for round in 0..3 {
-        let acked = Arc::new(Mutex::new(HashMap::new()));
-        let stop = Arc::new(AtomicBool::new(false));
-        let addr = server.resp_addr();
-        let writers: Vec<_> = (0..4)
-            .map(|c| {
-                let (stop, acked) = (stop.clone(), acked.clone());
-                let conn = round * 100 + c;
-                std::thread::spawn(move || large_writer(addr, conn, 8, stop, acked))
-            })
-            .collect();
-        std::thread::sleep(Duration::from_millis(700 + 400 * round as u64));
-        server.kill9();
-        stop.store(true, Ordering::Relaxed);
-        for w in writers {
-            w.join().unwrap();
-        }
-        server.restart();
-        let acked = acked.lock().unwrap().clone();
-        assert!(
-            !acked.is_empty(),
-            "round {round}: no write was acknowledged before the kill"
-        );
+        let acked = crash_round(&mut server, round, 4, 8, large_write, |_| {
+            std::thread::sleep(Duration::from_millis(700 + 400 * round as u64));
+        });
         let mut client = RespClient::connect(server.resp_addr()).unwrap();
         for (key, &acked_n) in &acked {
             let Reply::Bulk(Some(value)) = client.cmd(&["GET", key]).unwrap() else {
