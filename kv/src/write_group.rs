@@ -88,7 +88,8 @@ impl KvServer {
                 if let Some(segment) = open.take() {
                     ticket = self.end_segment(segment, &mut replies).or(ticket);
                 }
-                let (reply, t) = self.execute_deferred(session, args).await;
+                // Boxed: the general path's future is large, and this one is created per group.
+                let (reply, t) = Box::pin(self.execute_deferred(session, args)).await;
                 replies.push(reply);
                 ticket = t.or(ticket);
                 continue;

@@ -314,6 +314,36 @@ impl Transaction {
         Ok(())
     }
 
+    /// [`Transaction::put_shared`] that never waits, whatever [`Transaction::set_lock_wait`]
+    /// says: `Ok(false)` (nothing locked or written) if another transaction holds the key's
+    /// lock. A caller that may wait then goes on with `put_shared`; the common case, a free
+    /// lock, costs no future.
+    pub fn try_put_shared(
+        &mut self,
+        ks: &Keyspace,
+        key: Slice,
+        value: impl Into<Slice>,
+    ) -> Result<bool> {
+        let value = value.into();
+        crate::check_entry(&key, value.len())?;
+        let locks = &self.engine.inner.locks;
+        let lock_key = locks.key(ks.id, key.clone());
+        match locks.try_acquire(self.id, &lock_key) {
+            Ok(true) => self.locked.push(lock_key),
+            Ok(false) => {}
+            Err(crate::StorageError::WouldWait) => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        self.record(ks, key, Some(value));
+        Ok(true)
+    }
+
+    /// Whether this transaction waits for locks held by others ([`Transaction::set_lock_wait`]).
+    #[must_use]
+    pub fn lock_waits(&self) -> bool {
+        self.lock_wait
+    }
+
     /// Locks `key` and deletes it in the write set.
     pub async fn delete(&mut self, ks: &Keyspace, key: &[u8]) -> Result<()> {
         self.delete_shared(ks, Slice::from(key)).await
