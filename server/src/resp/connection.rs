@@ -152,8 +152,14 @@ where
             }
         }
         // A pipeline of large values arrives in several reads: take what the socket already
-        // holds (without waiting) so the group covers the whole pipeline.
-        if group.wants_more() && input.len() <= query_buffer_cap(&settings, &session) {
+        // holds (without waiting) so the group covers the whole pipeline. Only when the input
+        // ends inside a request: after a complete one (every unpipelined request) the extra
+        // read would mostly find nothing, and its buffer could not reuse the current one,
+        // which the held requests still share.
+        if group.wants_more()
+            && !input.is_empty()
+            && input.len() <= query_buffer_cap(&settings, &session)
+        {
             reserve_read_space(&mut input);
             if read_ready(&mut stream, &mut input).await? > 0 {
                 continue;
