@@ -70,13 +70,18 @@ pub(crate) fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
 #[derive(Debug)]
 pub enum Route {
     /// A plain data write: may be held back and run with its neighbours as one write group
-    /// ([`KvServer::execute_write_group`]).
-    WriteGroup,
+    /// ([`KvServer::execute_routed_write_group`], which takes the command looked up here).
+    WriteGroup(GroupMember),
     /// May block (BLPOP …): run with [`KvServer::execute`] while the socket is watched.
     MayBlock,
     /// Run now with [`KvServer::execute_resolved`].
     Now(Resolved),
 }
+
+/// The command of a request that [`KvServer::route`] found may join a write group, so the
+/// group does not look it up again.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupMember(pub(crate) &'static CommandSpec);
 
 /// A request's command, looked up once ([`Resolved::lookup`], [`KvServer::route`]) and handed
 /// to [`KvServer::execute_resolved`]: the spec, or the error reply for an unknown command or a
@@ -138,7 +143,7 @@ impl KvServer {
                     && session.multi.is_none()
                     && crate::write_group::groupable(spec) =>
             {
-                Route::WriteGroup
+                Route::WriteGroup(GroupMember(spec))
             }
             Ok(spec) if spec.has(Flag::Blocking) => Route::MayBlock,
             _ => Route::Now(resolved),
