@@ -175,12 +175,14 @@ impl Store {
         Ok((!expired).then_some((meta, raw)))
     }
 
-    /// Begins a transaction at time `now_ms` (used for every expiry decision inside it).
+    /// Begins a transaction at time `now_ms` (used for every expiry decision inside it). Its
+    /// read snapshot is taken by its first plain read (a command that only writes, like SET,
+    /// takes none), so it sees everything committed before that read.
     #[must_use]
     pub fn begin(&self, now_ms: u64) -> KvTxn<'_> {
         KvTxn {
             store: self,
-            txn: self.engine.begin(),
+            txn: self.engine.begin_snapshot_on_read(),
             now_ms,
             locked: Vec::new(),
             wrote_ttl: false,

@@ -2,7 +2,8 @@
 //! and an atomic durable commit.
 //!
 //! - Plain reads ([`Transaction::get`], [`Transaction::scan`]) see the snapshot taken at begin
-//!   (or at the first plain read after [`Transaction::refresh_snapshot`]) overlaid with the
+//!   (at the first plain read if begun by `Engine::begin_snapshot_on_read`, or after
+//!   [`Transaction::refresh_snapshot`]) overlaid with the
 //!   transaction's own writes (REPEATABLE READ consistent reads).
 //! - Locking reads ([`Transaction::get_for_update`]) take the key's lock and then read the latest
 //!   committed value (like InnoDB's locking reads), so read-modify-write never loses an update.
@@ -92,6 +93,21 @@ impl Transaction {
             engine,
             id,
             snapshot: OnceLock::from((snapshot_epoch, snapshot)),
+            writes: BTreeMap::new(),
+            locked: Vec::new(),
+            lock_wait_timeout: None,
+            undo: None,
+            lock_wait: true,
+        }
+    }
+
+    /// A transaction whose read snapshot is taken by its first plain read
+    /// ([`crate::Engine::begin_snapshot_on_read`]).
+    pub(crate) fn without_snapshot(engine: Engine, id: TxnId) -> Self {
+        Self {
+            engine,
+            id,
+            snapshot: OnceLock::new(),
             writes: BTreeMap::new(),
             locked: Vec::new(),
             lock_wait_timeout: None,
