@@ -70,13 +70,18 @@ pub(crate) fn resolve(args: &[Bytes]) -> Result<&'static CommandSpec, String> {
 #[derive(Debug)]
 pub enum Route {
     /// A plain data write: may be held back and run with its neighbours as one write group
-    /// ([`KvServer::execute_write_group`]).
-    WriteGroup,
+    /// ([`KvServer::execute_routed_write_group`], which takes the command looked up here).
+    WriteGroup(GroupMember),
     /// May block (BLPOP …): run with [`KvServer::execute`] while the socket is watched.
     MayBlock,
     /// Run now with [`KvServer::execute_resolved`].
     Now(Resolved),
 }
+
+/// The command of a request that [`KvServer::route`] found may join a write group, so the
+/// group does not look it up again.
+#[derive(Debug, Clone, Copy)]
+pub struct GroupMember(pub(crate) &'static CommandSpec);
 
 /// A request's command, looked up once ([`Resolved::lookup`], [`KvServer::route`]) and handed
 /// to [`KvServer::execute_resolved`]: the spec, or the error reply for an unknown command or a
@@ -138,7 +143,7 @@ impl KvServer {
                     && session.multi.is_none()
                     && crate::write_group::groupable(spec) =>
             {
-                Route::WriteGroup
+                Route::WriteGroup(GroupMember(spec))
             }
             Ok(spec) if spec.has(Flag::Blocking) => Route::MayBlock,
             _ => Route::Now(resolved),
@@ -193,9 +198,10 @@ impl KvServer {
         let now = |reply: KvResult<Reply>| reply.map(|r| (r, None));
         let result = match spec.id {
             C::Multi => now(self.multi(session)),
-            C::Exec => self.exec(session).await,
+            // Boxed, as every rare command with a future: this future is created per request.
+            C::Exec => Box::pin(self.exec(session)).await,
             C::Discard => now(self.discard(session)),
-            C::Watch => now(self.watch(session, &args).await),
+            C::Watch => now(Box::pin(self.watch(session, &args)).await),
             C::Unwatch => {
                 self.watches.unwatch(&std::mem::take(&mut session.watched));
                 Ok((Reply::ok(), None))
@@ -251,7 +257,8 @@ impl KvServer {
             return Ok((self.run_immediate(session, spec, args).await?, None));
         }
         if spec.has(Flag::Blocking) {
-            return Ok((self.run_blocking(session, spec.id, args).await?, None));
+            let reply = Box::pin(self.run_blocking(session, spec.id, args)).await?;
+            return Ok((reply, None));
         }
         if spec.id == C::Get {
             // One read: the latest committed record, without a transaction and its snapshot.
@@ -318,8 +325,8 @@ impl KvServer {
             C::Info => cmd::server::info(self, args),
             C::Config => cmd::server::config(self, args),
             C::Dbsize => cmd::server::dbsize(self, session.db),
-            C::Flushdb => cmd::server::flushdb(self, session.db, args).await,
-            C::Flushall => cmd::server::flushall(self, args).await,
+            C::Flushdb => Box::pin(cmd::server::flushdb(self, session.db, args)).await,
+            C::Flushall => Box::pin(cmd::server::flushall(self, args)).await,
             C::Time => Ok(cmd::server::time()),
             C::Command => cmd::introspection::command(args),
             _ => Err(KvError::command(format!(
@@ -331,7 +338,31 @@ impl KvServer {
 
     /// Data commands: run inside `tx` against `db`. Replies are protocol-neutral typed
     /// values; the connection encodes them for the session's protocol.
+    ///
+    /// The common commands run here without a future of their own; the rest run boxed
+    /// ([`KvServer::run_data_boxed`]), so this future — created for every command of a write
+    /// group — stays a few words, instead of the size of the largest handler's future (it
+    /// was copied on every call).
     pub(crate) async fn run_data(
+        &self,
+        tx: &mut KvTxn<'_>,
+        db: u8,
+        id: C,
+        args: &[Bytes],
+    ) -> KvResult<Reply> {
+        let now = match id {
+            C::Get => Some(cmd::strings::get(self, tx, db, args)),
+            C::Set => cmd::strings::try_plain_set(tx, db, args),
+            _ => None,
+        };
+        match now {
+            Some(reply) => reply,
+            None => Box::pin(self.run_data_boxed(tx, db, id, args)).await,
+        }
+    }
+
+    /// [`KvServer::run_data`] for every data command.
+    async fn run_data_boxed(
         &self,
         tx: &mut KvTxn<'_>,
         db: u8,

@@ -33,7 +33,7 @@ pub mod write_group;
 
 pub use auth::{Authenticator, NoAccounts};
 pub use bytes::{self, Bytes};
-pub use dispatch::{Resolved, Route};
+pub use dispatch::{GroupMember, Resolved, Route};
 pub use error::{ErrorKind, KvError, KvResult};
 pub use kv_server::{KvConfig, KvServer};
 pub use reply::{Reply, StoredBulk};

@@ -5,12 +5,14 @@
 
 use bytes::Bytes;
 use orcinus_storage::Slice;
+use std::borrow::Cow;
 
 /// A command's reply.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
-    /// `+text` (never contains CR/LF).
-    Simple(String),
+    /// `+text` (never contains CR/LF). Borrowed for fixed texts (`+OK`, `+QUEUED` …), so the
+    /// common replies allocate nothing.
+    Simple(Cow<'static, str>),
     /// `-CODE text`.
     Error(String),
     /// `:n`.
@@ -47,7 +49,7 @@ impl Reply {
     /// `+OK`.
     #[must_use]
     pub fn ok() -> Self {
-        Self::Simple("OK".into())
+        Self::Simple(Cow::Borrowed("OK"))
     }
 
     /// A bulk string copied from `bytes`.

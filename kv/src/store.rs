@@ -175,12 +175,14 @@ impl Store {
         Ok((!expired).then_some((meta, raw)))
     }
 
-    /// Begins a transaction at time `now_ms` (used for every expiry decision inside it).
+    /// Begins a transaction at time `now_ms` (used for every expiry decision inside it). Its
+    /// read snapshot is taken by its first plain read (a command that only writes, like SET,
+    /// takes none), so it sees everything committed before that read.
     #[must_use]
     pub fn begin(&self, now_ms: u64) -> KvTxn<'_> {
         KvTxn {
             store: self,
-            txn: self.engine.begin(),
+            txn: self.engine.begin_snapshot_on_read(),
             now_ms,
             locked: Vec::new(),
             wrote_ttl: false,
@@ -333,6 +335,25 @@ impl<'a> KvTxn<'a> {
             .await?;
         self.locked.push(mkey);
         Ok(())
+    }
+
+    /// [`KvTxn::put_stored_meta`] without a future: `Ok(false)` (nothing written) if the key's
+    /// lock is held by another transaction and this one may wait for it — then call
+    /// `put_stored_meta`. A transaction that may not wait gets the `WouldWait` error here.
+    pub fn try_put_stored_meta(&mut self, db: u8, key: &[u8], stored: &Slice) -> KvResult<bool> {
+        let mkey = meta_slice(db, key);
+        if !self
+            .txn
+            .try_put_shared(&self.store.meta, mkey.clone(), stored.clone())?
+        {
+            if self.txn.lock_waits() {
+                return Ok(false);
+            }
+            return Err(orcinus_storage::StorageError::WouldWait.into());
+        }
+        self.wrote_ttl |= Meta::stored_needs_expiry_sweep(stored);
+        self.locked.push(mkey);
+        Ok(true)
     }
 
     /// Deletes a key's meta; members of its incarnation become garbage for the sweeper.

@@ -22,7 +22,7 @@
 //! group, which is committed (and so visible) before that command runs.
 
 use crate::command_table::{CommandSpec, Flag};
-use crate::dispatch::{is_data_command, resolve};
+use crate::dispatch::{GroupMember, is_data_command, resolve};
 use crate::error::{KvError, KvResult};
 use crate::kv_server::KvServer;
 use crate::reply::Reply;
@@ -78,17 +78,48 @@ impl KvServer {
         session: &mut Session,
         requests: Vec<Vec<Bytes>>,
     ) -> GroupOutcome {
-        let mut replies = Vec::with_capacity(requests.len());
+        let count = requests.len();
+        let requests = requests.into_iter().map(|args| {
+            let spec = resolve(&args).ok().filter(|spec| groupable(spec));
+            (spec, args)
+        });
+        self.run_write_group(session, count, requests).await
+    }
+
+    /// [`KvServer::execute_write_group`] for requests routed to a group by
+    /// [`KvServer::route`], with the commands it looked up.
+    pub async fn execute_routed_write_group(
+        &self,
+        session: &mut Session,
+        requests: Vec<(GroupMember, Vec<Bytes>)>,
+    ) -> GroupOutcome {
+        let count = requests.len();
+        let requests = requests
+            .into_iter()
+            .map(|(GroupMember(spec), args)| (Some(spec), args));
+        self.run_write_group(session, count, requests).await
+    }
+
+    /// Runs a write group of `count` requests, each with its command if it may join a group
+    /// (`None`: it ends the group and runs by itself).
+    async fn run_write_group(
+        &self,
+        session: &mut Session,
+        count: usize,
+        requests: impl Iterator<Item = (Option<&'static CommandSpec>, Vec<Bytes>)> + Send,
+    ) -> GroupOutcome {
+        let mut replies = Vec::with_capacity(count);
         let mut ticket = None;
         let mut open: Option<Segment<'_>> = None;
-        for args in requests {
-            let Some(spec) = resolve(&args).ok().filter(|spec| groupable(spec)) else {
+        for (spec, args) in requests {
+            let Some(spec) = spec else {
                 // Not for a group (the caller checked): end the group, then answer as
                 // one-by-one execution would.
                 if let Some(segment) = open.take() {
                     ticket = self.end_segment(segment, &mut replies).or(ticket);
                 }
-                let (reply, t) = self.execute_deferred(session, args).await;
+                // Boxed: the general path's future is large, and this one is created per group.
+                let (reply, t) = Box::pin(self.execute_deferred(session, args)).await;
                 replies.push(reply);
                 ticket = t.or(ticket);
                 continue;

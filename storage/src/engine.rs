@@ -303,6 +303,16 @@ impl Engine {
         Transaction::new(self.clone(), id, epoch, self.inner.db.snapshot())
     }
 
+    /// Like [`Engine::begin`], but the read snapshot is taken by the first plain read (as
+    /// InnoDB takes a consistent-read snapshot), not now: it sees at least everything
+    /// committed before this call, and a transaction that only writes, or reads only the
+    /// latest values under its locks, never takes one.
+    #[must_use]
+    pub fn begin_snapshot_on_read(&self) -> Transaction {
+        let id = self.inner.next_txn.fetch_add(1, Ordering::Relaxed);
+        Transaction::without_snapshot(self.clone(), id)
+    }
+
     /// A new LSM batch. Under [`crate::SyncPolicy::Always`] its commit leaves the journal
     /// bytes in the LSM's user-space journal buffer: the sync thread flushes that buffer once
     /// per sync, before the fdatasync (`journal_sync.rs`), instead of one write(2) per commit.

@@ -15,7 +15,7 @@ use crate::carried_hash::CarriedHash;
 use crate::error::{Result, StorageError};
 use parking_lot::Mutex;
 use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, Hash, Hasher, RandomState};
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::time::Duration;
 use tokio::sync::oneshot;
 
@@ -73,7 +73,10 @@ impl Inner {
 pub(crate) struct LockManager {
     inner: Mutex<Inner>,
     timeout: Duration,
-    hasher: RandomState,
+    /// Keyed (seeded at random per lock manager), like the point cache's: a client cannot
+    /// choose keys that collide without knowing the seed; foldhash costs a fraction of
+    /// SipHash on the short keys every write locks.
+    hasher: foldhash::fast::RandomState,
 }
 
 impl LockManager {
@@ -81,7 +84,7 @@ impl LockManager {
         Self {
             inner: Mutex::new(Inner::default()),
             timeout,
-            hasher: RandomState::new(),
+            hasher: foldhash::fast::RandomState::default(),
         }
     }
 

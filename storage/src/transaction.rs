@@ -2,7 +2,8 @@
 //! and an atomic durable commit.
 //!
 //! - Plain reads ([`Transaction::get`], [`Transaction::scan`]) see the snapshot taken at begin
-//!   (or at the first plain read after [`Transaction::refresh_snapshot`]) overlaid with the
+//!   (at the first plain read if begun by `Engine::begin_snapshot_on_read`, or after
+//!   [`Transaction::refresh_snapshot`]) overlaid with the
 //!   transaction's own writes (REPEATABLE READ consistent reads).
 //! - Locking reads ([`Transaction::get_for_update`]) take the key's lock and then read the latest
 //!   committed value (like InnoDB's locking reads), so read-modify-write never loses an update.
@@ -92,6 +93,21 @@ impl Transaction {
             engine,
             id,
             snapshot: OnceLock::from((snapshot_epoch, snapshot)),
+            writes: BTreeMap::new(),
+            locked: Vec::new(),
+            lock_wait_timeout: None,
+            undo: None,
+            lock_wait: true,
+        }
+    }
+
+    /// A transaction whose read snapshot is taken by its first plain read
+    /// ([`crate::Engine::begin_snapshot_on_read`]).
+    pub(crate) fn without_snapshot(engine: Engine, id: TxnId) -> Self {
+        Self {
+            engine,
+            id,
+            snapshot: OnceLock::new(),
             writes: BTreeMap::new(),
             locked: Vec::new(),
             lock_wait_timeout: None,
@@ -312,6 +328,36 @@ impl Transaction {
         self.lock_shared(ks, &key).await?;
         self.record(ks, key, Some(value));
         Ok(())
+    }
+
+    /// [`Transaction::put_shared`] that never waits, whatever [`Transaction::set_lock_wait`]
+    /// says: `Ok(false)` (nothing locked or written) if another transaction holds the key's
+    /// lock. A caller that may wait then goes on with `put_shared`; the common case, a free
+    /// lock, costs no future.
+    pub fn try_put_shared(
+        &mut self,
+        ks: &Keyspace,
+        key: Slice,
+        value: impl Into<Slice>,
+    ) -> Result<bool> {
+        let value = value.into();
+        crate::check_entry(&key, value.len())?;
+        let locks = &self.engine.inner.locks;
+        let lock_key = locks.key(ks.id, key.clone());
+        match locks.try_acquire(self.id, &lock_key) {
+            Ok(true) => self.locked.push(lock_key),
+            Ok(false) => {}
+            Err(crate::StorageError::WouldWait) => return Ok(false),
+            Err(e) => return Err(e),
+        }
+        self.record(ks, key, Some(value));
+        Ok(true)
+    }
+
+    /// Whether this transaction waits for locks held by others ([`Transaction::set_lock_wait`]).
+    #[must_use]
+    pub fn lock_waits(&self) -> bool {
+        self.lock_wait
     }
 
     /// Locks `key` and deletes it in the write set.

@@ -7,7 +7,12 @@ use crate::reply::Reply;
 use bytes::Bytes;
 
 fn simple_set(items: impl IntoIterator<Item = String>) -> Reply {
-    Reply::Set(items.into_iter().map(Reply::Simple).collect())
+    Reply::Set(
+        items
+            .into_iter()
+            .map(|item| Reply::Simple(item.into()))
+            .collect(),
+    )
 }
 
 /// The ACL category of a command's data type or role, as Redis names it (`None` for server

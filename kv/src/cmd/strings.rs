@@ -45,6 +45,20 @@ pub async fn write_string(
     tx.put_stored_meta(db, key, stored).await
 }
 
+/// SET key value, without options, when the key's lock is free: the common SET runs
+/// without a future. `None`: run [`set`] (options, or a lock to wait for).
+pub fn try_plain_set(tx: &mut KvTxn<'_>, db: u8, args: &[Bytes]) -> Option<KvResult<Reply>> {
+    let [_, key, value] = args else {
+        return None;
+    };
+    let stored = Meta::stored_string(value, 0, tx.store().new_incarnation());
+    match tx.try_put_stored_meta(db, key, &stored) {
+        Ok(true) => Some(Ok(Reply::ok())),
+        Ok(false) => None,
+        Err(e) => Some(Err(e)),
+    }
+}
+
 /// GET key.
 pub fn get(server: &KvServer, tx: &KvTxn<'_>, db: u8, args: &[Bytes]) -> KvResult<Reply> {
     get_reply(server, tx.meta_with_record(db, arg(args, 1)?)?)

@@ -32,6 +32,7 @@ pub async fn snapshot(h: &mut Harness, key: &str) -> (String, Vec<Vec<u8>>) {
     let Reply::Simple(kind) = h.run(&format!("TYPE {key}")).await else {
         panic!("TYPE failed")
     };
+    let kind = kind.into_owned();
     let contents = match kind.as_str() {
         "string" => bytes_of(h.run(&format!("GET {key}")).await),
         "list" => bytes_of(h.run(&format!("LRANGE {key} 0 -1")).await),

@@ -37,7 +37,7 @@ use super::encoder::encode;
 use super::handler::CommandHandler;
 use super::reply_buffer::ReplyBuffer;
 use orcinus_kv::bytes::BytesMut;
-use orcinus_kv::{Bytes, KvError, Reply, Route, Session};
+use orcinus_kv::{Bytes, GroupMember, KvError, Reply, Route, Session};
 use orcinus_storage::DurabilityTicket;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
@@ -94,8 +94,8 @@ where
                 }
             };
             let resolved = match handler.route(&session, &args) {
-                Route::WriteGroup => {
-                    group.push(args);
+                Route::WriteGroup(member) => {
+                    group.push(member, args);
                     if group.is_full()
                         && !group
                             .run(&*handler, &mut session, &mut outbox, output_limit)
@@ -152,8 +152,14 @@ where
             }
         }
         // A pipeline of large values arrives in several reads: take what the socket already
-        // holds (without waiting) so the group covers the whole pipeline.
-        if group.wants_more() && input.len() <= query_buffer_cap(&settings, &session) {
+        // holds (without waiting) so the group covers the whole pipeline. Only when the input
+        // ends inside a request: after a complete one (every unpipelined request) the extra
+        // read would mostly find nothing, and its buffer could not reuse the current one,
+        // which the held requests still share.
+        if group.wants_more()
+            && !input.is_empty()
+            && input.len() <= query_buffer_cap(&settings, &session)
+        {
             reserve_read_space(&mut input);
             if read_ready(&mut stream, &mut input).await? > 0 {
                 continue;
@@ -229,18 +235,18 @@ async fn read_ready<S: AsyncRead + Unpin>(
 }
 
 /// Consecutive requests held back to run as one write group
-/// ([`CommandHandler::joins_write_group`]); run before any other request and before the
+/// ([`CommandHandler::route`]); run before any other request and before the
 /// input runs dry, so replies keep request order.
 #[derive(Default)]
 struct WriteGroup {
-    requests: Vec<Vec<Bytes>>,
+    requests: Vec<(GroupMember, Vec<Bytes>)>,
     bytes: usize,
 }
 
 impl WriteGroup {
-    fn push(&mut self, args: Vec<Bytes>) {
+    fn push(&mut self, member: GroupMember, args: Vec<Bytes>) {
         self.bytes += args.iter().map(Bytes::len).sum::<usize>();
-        self.requests.push(args);
+        self.requests.push((member, args));
     }
 
     /// True if requests are held and more may join.

@@ -3,7 +3,7 @@
 //! and the engine without a socket. `orcinus_kv::KvServer` is the production implementation.
 
 use orcinus_kv::command_table::may_block;
-use orcinus_kv::{Bytes, KvServer, Reply, Resolved, Route, Session};
+use orcinus_kv::{Bytes, GroupMember, KvServer, Reply, Resolved, Route, Session};
 use orcinus_storage::DurabilityTicket;
 use std::future::Future;
 
@@ -31,12 +31,9 @@ pub trait CommandHandler: Send + Sync + 'static {
     /// How the connection runs `args`: held back for a write group, run while the socket is
     /// watched (a command that may block), or run now with
     /// [`CommandHandler::execute_resolved`] — decided with one command lookup, which the
-    /// result carries. The default asks [`CommandHandler::joins_write_group`] and the
-    /// command table.
-    fn route(&self, session: &Session, args: &[Bytes]) -> Route {
-        if self.joins_write_group(session, args) {
-            Route::WriteGroup
-        } else if may_block(args) {
+    /// result carries. The default never groups.
+    fn route(&self, _session: &Session, args: &[Bytes]) -> Route {
+        if may_block(args) {
             Route::MayBlock
         } else {
             Route::Now(Resolved::lookup(args))
@@ -54,24 +51,18 @@ pub trait CommandHandler: Send + Sync + 'static {
         self.execute_deferred(session, args)
     }
 
-    /// True if `args` may be held back and run with the consecutive requests that also may,
-    /// as one write group ([`CommandHandler::execute_write_group`]). Default: never.
-    fn joins_write_group(&self, _session: &Session, _args: &[Bytes]) -> bool {
-        false
-    }
-
-    /// Runs requests accepted by [`CommandHandler::joins_write_group`] as if one after another
+    /// Runs requests [`CommandHandler::route`] sent to a write group as if one after another
     /// with nothing interleaved; returns their replies in order and the ticket of the last
     /// commit, which must resolve before any of them is sent. The default runs them one by one.
     fn execute_write_group<'a>(
         &'a self,
         session: &'a mut Session,
-        requests: Vec<Vec<Bytes>>,
+        requests: Vec<(GroupMember, Vec<Bytes>)>,
     ) -> impl Future<Output = (Vec<Reply>, Option<DurabilityTicket>)> + Send + 'a {
         async move {
             let mut replies = Vec::with_capacity(requests.len());
             let mut last = None;
-            for args in requests {
+            for (_, args) in requests {
                 let (reply, ticket) = self.execute_deferred(session, args).await;
                 replies.push(reply);
                 last = ticket.or(last);
@@ -111,15 +102,11 @@ impl CommandHandler for KvServer {
         KvServer::execute_resolved(self, session, resolved, args)
     }
 
-    fn joins_write_group(&self, session: &Session, args: &[Bytes]) -> bool {
-        KvServer::joins_write_group(self, session, args)
-    }
-
     fn execute_write_group<'a>(
         &'a self,
         session: &'a mut Session,
-        requests: Vec<Vec<Bytes>>,
+        requests: Vec<(GroupMember, Vec<Bytes>)>,
     ) -> impl Future<Output = (Vec<Reply>, Option<DurabilityTicket>)> + Send + 'a {
-        KvServer::execute_write_group(self, session, requests)
+        KvServer::execute_routed_write_group(self, session, requests)
     }
 }

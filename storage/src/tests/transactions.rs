@@ -206,3 +206,62 @@ fn a_transaction_that_does_not_wait_fails_at_once_and_locks_nothing() {
         assert_eq!(engine.stats().locked_keys, 0);
     });
 }
+
+#[test]
+fn try_put_never_waits_and_writes_nothing_when_the_lock_is_taken() {
+    let rt = rt();
+    let (_dir, engine) = open_temp();
+    let ks = engine.keyspace("t").unwrap();
+    rt.block_on(async {
+        let mut holder = engine.begin();
+        holder.put(&ks, b"x", b"h".as_slice()).await.unwrap();
+        // A transaction that may wait still does not wait here.
+        let mut other = engine.begin();
+        assert!(other.lock_waits());
+        assert!(
+            other
+                .try_put_shared(&ks, crate::Slice::from(&b"y"[..]), b"1".as_slice())
+                .unwrap()
+        );
+        assert!(
+            !other
+                .try_put_shared(&ks, crate::Slice::from(&b"x"[..]), b"1".as_slice())
+                .unwrap()
+        );
+        assert!(other.get(&ks, b"x").unwrap().is_none());
+        // A key it already holds is written again without a new lock.
+        assert!(
+            other
+                .try_put_shared(&ks, crate::Slice::from(&b"y"[..]), b"2".as_slice())
+                .unwrap()
+        );
+        holder.commit().await.unwrap();
+        other.commit().await.unwrap();
+        assert_eq!(engine.get(&ks, b"x").unwrap().unwrap().to_vec(), b"h");
+        assert_eq!(engine.get(&ks, b"y").unwrap().unwrap().to_vec(), b"2");
+        assert_eq!(engine.stats().locked_keys, 0);
+    });
+}
+
+#[test]
+fn a_snapshot_on_read_is_taken_by_the_first_plain_read_and_then_kept() {
+    let rt = rt();
+    let (_dir, engine) = open_temp();
+    let ks = engine.keyspace("t").unwrap();
+    rt.block_on(async {
+        put_committed(&engine, &ks, b"a", b"1").await;
+        let reader = engine.begin_snapshot_on_read();
+        put_committed(&engine, &ks, b"a", b"2").await;
+        // Committed after begin, before the first read: seen.
+        assert_eq!(reader.get(&ks, b"a").unwrap().unwrap().to_vec(), b"2");
+        put_committed(&engine, &ks, b"a", b"3").await;
+        put_committed(&engine, &ks, b"b", b"new").await;
+        // Later reads stay on that snapshot.
+        assert_eq!(reader.get(&ks, b"a").unwrap().unwrap().to_vec(), b"2");
+        assert!(reader.get(&ks, b"b").unwrap().is_none());
+        let scanned = reader
+            .scan(&ks, Bound::Unbounded, Bound::Unbounded, Direction::Forward)
+            .count();
+        assert_eq!(scanned, 1);
+    });
+}
