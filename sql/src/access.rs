@@ -281,6 +281,41 @@ pub fn choose(table: &Table, filter: Option<&BExpr>) -> Access {
     Access::FullScan
 }
 
+/// True if `access` (chosen by [`choose`] for `filter`) yields exactly the rows `filter`
+/// accepts, so the executor need not evaluate it again: the table's primary key is one integer
+/// column and every conjunct compares that column with integer constants (`=`, `<`, `<=`, `>`,
+/// `>=`, `BETWEEN`). Those conjuncts are what [`choose`] turned into the key range or points,
+/// and a key range on a single-column integer key holds no other rows.
+#[must_use]
+pub fn filter_is_exact(table: &Table, filter: &BExpr, access: &Access) -> bool {
+    if !matches!(access, Access::PkPoints(_) | Access::PkRange { .. }) {
+        return false;
+    }
+    let &[pk] = table.def.primary_key.as_slice() else {
+        return false;
+    };
+    if !table.types.get(pk).is_some_and(|t| t.is_integer()) {
+        return false;
+    }
+    let is_int = |e: &BExpr| matches!(e, BExpr::Const(Datum::Int(_) | Datum::UInt(_)));
+    let is_pk = |e: &BExpr| matches!(e, BExpr::Column(c) if *c == pk);
+    filter.conjuncts().iter().all(|c| match c {
+        BExpr::Cmp(op, a, b) => {
+            matches!(
+                op,
+                CmpOp::Eq | CmpOp::Lt | CmpOp::LtEq | CmpOp::Gt | CmpOp::GtEq
+            ) && (is_pk(a) && is_int(b) || is_int(a) && is_pk(b))
+        }
+        BExpr::Between {
+            expr,
+            low,
+            high,
+            negated: false,
+        } => is_pk(expr) && is_int(low) && is_int(high),
+        _ => false,
+    })
+}
+
 fn show(d: &Option<Datum>) -> String {
     d.as_ref().map_or("-inf/+inf".into(), value::display)
 }
