@@ -251,7 +251,7 @@ fn ci_cmp(a: &[u8], b: &[u8]) -> Ordering {
         while let (Some((cx, rx)), Some((cy, ry))) =
             (x.split_first_chunk::<8>(), y.split_first_chunk::<8>())
         {
-            if cx != cy {
+            if u64::from_ne_bytes(*cx) != u64::from_ne_bytes(*cy) {
                 break;
             }
             (x, y) = (rx, ry);
