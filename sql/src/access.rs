@@ -2,9 +2,11 @@
 //! and constants folded, so a cached plan never freezes "unknown bounds → full scan".
 //!
 //! Invariant: an access path returns a SUPERSET of the rows the filter accepts; the executor
-//! always re-applies the whole filter. That is why bounds may be conservative: only integer key
-//! columns are used for ranges (text keys are stored in binary order while comparisons use the
-//! case-insensitive collation, so a key range over text could miss rows).
+//! re-applies the whole filter, except when [`filter_is_exact`] proves the access path returns
+//! exactly the filter's rows (integer comparisons on a single-column integer primary key). That
+//! is why bounds may be conservative: only integer key columns are used for ranges (text keys
+//! are stored in binary order while comparisons use the case-insensitive collation, so a key
+//! range over text could miss rows).
 
 use crate::catalog::Table;
 use crate::codec::key;
