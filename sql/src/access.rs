@@ -2,9 +2,11 @@
 //! and constants folded, so a cached plan never freezes "unknown bounds → full scan".
 //!
 //! Invariant: an access path returns a SUPERSET of the rows the filter accepts; the executor
-//! always re-applies the whole filter. That is why bounds may be conservative: only integer key
-//! columns are used for ranges (text keys are stored in binary order while comparisons use the
-//! case-insensitive collation, so a key range over text could miss rows).
+//! re-applies the whole filter, except when [`filter_is_exact`] proves the access path returns
+//! exactly the filter's rows (integer comparisons on a single-column integer primary key). That
+//! is why bounds may be conservative: only integer key columns are used for ranges (text keys
+//! are stored in binary order while comparisons use the case-insensitive collation, so a key
+//! range over text could miss rows).
 
 use crate::catalog::Table;
 use crate::codec::key;
@@ -279,6 +281,41 @@ pub fn choose(table: &Table, filter: Option<&BExpr>) -> Access {
         };
     }
     Access::FullScan
+}
+
+/// True if `access` (chosen by [`choose`] for `filter`) yields exactly the rows `filter`
+/// accepts, so the executor need not evaluate it again: the table's primary key is one integer
+/// column and every conjunct compares that column with integer constants (`=`, `<`, `<=`, `>`,
+/// `>=`, `BETWEEN`). Those conjuncts are what [`choose`] turned into the key range or points,
+/// and a key range on a single-column integer key holds no other rows.
+#[must_use]
+pub fn filter_is_exact(table: &Table, filter: &BExpr, access: &Access) -> bool {
+    if !matches!(access, Access::PkPoints(_) | Access::PkRange { .. }) {
+        return false;
+    }
+    let &[pk] = table.def.primary_key.as_slice() else {
+        return false;
+    };
+    if !table.types.get(pk).is_some_and(|t| t.is_integer()) {
+        return false;
+    }
+    let is_int = |e: &BExpr| matches!(e, BExpr::Const(Datum::Int(_) | Datum::UInt(_)));
+    let is_pk = |e: &BExpr| matches!(e, BExpr::Column(c) if *c == pk);
+    filter.conjuncts().iter().all(|c| match c {
+        BExpr::Cmp(op, a, b) => {
+            matches!(
+                op,
+                CmpOp::Eq | CmpOp::Lt | CmpOp::LtEq | CmpOp::Gt | CmpOp::GtEq
+            ) && (is_pk(a) && is_int(b) || is_int(a) && is_pk(b))
+        }
+        BExpr::Between {
+            expr,
+            low,
+            high,
+            negated: false,
+        } => is_pk(expr) && is_int(low) && is_int(high),
+        _ => false,
+    })
 }
 
 fn show(d: &Option<Datum>) -> String {

@@ -127,17 +127,32 @@ impl Groups {
 
     /// Adds a (filtered) row.
     pub fn add(&mut self, group_by: &[BExpr], aggs: &[AggSpec], row: Vec<Datum>) -> SqlResult<()> {
+        let arg = |a: &AggSpec, row: &[Datum]| {
+            a.arg.as_ref().map_or(Ok(Datum::Null), |e| e.eval(row, &[]))
+        };
+        if group_by.is_empty() {
+            // One group: no key to build or look up; its representative row is the first.
+            let first = self.groups.is_empty();
+            if first {
+                self.groups.push((Vec::new(), self.template.clone()));
+            }
+            if let Some((rep, states)) = self.groups.first_mut() {
+                for (s, a) in states.iter_mut().zip(aggs) {
+                    s.add(arg(a, &row)?)?;
+                }
+                if first {
+                    *rep = row;
+                }
+            }
+            return Ok(());
+        }
         let mut key = Vec::new();
         for g in group_by {
             value::group_key(&g.eval(&row, &[])?, &mut key);
         }
         let args = aggs
             .iter()
-            .map(|a| {
-                a.arg
-                    .as_ref()
-                    .map_or(Ok(Datum::Null), |e| e.eval(&row, &[]))
-            })
+            .map(|a| arg(a, &row))
             .collect::<SqlResult<Vec<_>>>()?;
         let slot = match self.index.get(&key) {
             Some(&i) => i,

@@ -588,6 +588,7 @@ pub fn execute(
         plan,
         params,
         last_id,
+        AccessRows::Exact,
         &mut |table, access, visit| match table {
             Some(t) => {
                 access::fetch_rows(ctx, t, access, Some(&plan.read_columns), &mut |_, row| {
@@ -609,14 +610,20 @@ pub fn execute_over_rows(
     last_id: u64,
 ) -> SqlResult<StatementResult> {
     let mut rows = Some(rows);
-    execute_with_source(plan, params, last_id, &mut |_, _, visit| {
-        for row in rows.take().unwrap_or_default() {
-            if !visit(row)? {
-                break;
+    execute_with_source(
+        plan,
+        params,
+        last_id,
+        AccessRows::All,
+        &mut |_, _, visit| {
+            for row in rows.take().unwrap_or_default() {
+                if !visit(row)? {
+                    break;
+                }
             }
-        }
-        Ok(())
-    })
+            Ok(())
+        },
+    )
 }
 
 /// Where an ORDER BY key of an output row is: one of the row's output values (an ORDER BY
@@ -690,19 +697,87 @@ fn movable_items(items: &[BExpr]) -> Vec<bool> {
         .collect()
 }
 
+/// The first of each set of rows whose output values are equal as GROUP BY compares them
+/// ([`value::group_key`]), in their order. Rows are told apart by a hash of their key; the keys
+/// themselves are compared only when hashes meet, so no key is kept per row.
+fn distinct_rows(rows: Vec<(Vec<Datum>, Vec<Datum>)>) -> Vec<(Vec<Datum>, Vec<Datum>)> {
+    use std::hash::BuildHasher;
+    let key_of = |vals: &[Datum], key: &mut Vec<u8>| {
+        key.clear();
+        vals.iter().for_each(|d| value::group_key(d, key));
+    };
+    let hasher = foldhash::fast::RandomState::default();
+    // hash -> index in `kept` of the first row with that hash; later rows with the same hash
+    // and a different key go to `more`.
+    let mut first: std::collections::HashMap<u64, usize, foldhash::fast::RandomState> =
+        std::collections::HashMap::with_capacity_and_hasher(rows.len(), Default::default());
+    let mut more: Vec<(u64, usize)> = Vec::new();
+    let mut kept: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::with_capacity(rows.len());
+    let (mut key, mut other) = (Vec::new(), Vec::new());
+    for row in rows {
+        key_of(&row.0, &mut key);
+        let h = hasher.hash_one(key.as_slice());
+        let candidates = first
+            .get(&h)
+            .copied()
+            .into_iter()
+            .chain(more.iter().filter(|(mh, _)| *mh == h).map(|(_, i)| *i));
+        let mut duplicate = false;
+        for i in candidates {
+            if let Some((vals, _)) = kept.get(i) {
+                key_of(vals, &mut other);
+                if other == key {
+                    duplicate = true;
+                    break;
+                }
+            }
+        }
+        if duplicate {
+            continue;
+        }
+        match first.entry(h) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(kept.len());
+            }
+            std::collections::hash_map::Entry::Occupied(_) => more.push((h, kept.len())),
+        }
+        kept.push(row);
+    }
+    kept
+}
+
 /// Calls the visitor for every row of the plan's table (or once with an empty row when the
 /// query has no FROM); the visitor returns false to stop early.
 type RowSource<'s> = dyn FnMut(Option<&Table>, &Access, &mut dyn FnMut(Vec<Datum>) -> SqlResult<bool>) -> SqlResult<()>
     + 's;
 
+/// What a [`RowSource`] yields for an access path.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum AccessRows {
+    /// The rows of the access path (a superset of the filter's rows).
+    Exact,
+    /// Every row, whatever the access path.
+    All,
+}
+
 fn execute_with_source(
     plan: &SelectPlan,
     params: &[Datum],
     last_id: u64,
+    rows: AccessRows,
     source: &mut RowSource<'_>,
 ) -> SqlResult<StatementResult> {
     let BoundSelect { filter, access } =
         bind_filter(plan.table.as_deref(), &plan.filter, params, last_id)?;
+    // A filter that only restates the access path's key range is not evaluated per row.
+    let filter = match (&filter, plan.table.as_deref()) {
+        (Some(f), Some(t))
+            if rows == AccessRows::Exact && access::filter_is_exact(t, f, &access) =>
+        {
+            None
+        }
+        _ => filter,
+    };
     let p = |e: &BExpr| prepare_expr(e, params, last_id);
     let items = plan.items.iter().map(p).collect::<SqlResult<Vec<_>>>()?;
     let order: Vec<(BExpr, bool)> = plan
@@ -793,12 +868,7 @@ fn execute_with_source(
         }
     }
     if plan.distinct {
-        let mut seen = std::collections::HashSet::new();
-        out.retain(|(vals, _)| {
-            let mut k = Vec::new();
-            vals.iter().for_each(|d| value::group_key(d, &mut k));
-            seen.insert(k)
-        });
+        out = distinct_rows(out);
     }
     if !order.is_empty() {
         out.sort_by(|(va, ka), (vb, kb)| {

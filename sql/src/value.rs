@@ -243,10 +243,32 @@ pub fn truth(d: &Datum) -> Option<bool> {
     }
 }
 
+/// Compares as the case-insensitive collation does (ASCII letters folded to lower case). Equal
+/// bytes are skipped eight at a time; only a differing pair is folded.
 fn ci_cmp(a: &[u8], b: &[u8]) -> Ordering {
-    let la = a.iter().map(u8::to_ascii_lowercase);
-    let lb = b.iter().map(u8::to_ascii_lowercase);
-    la.cmp(lb)
+    let (mut x, mut y) = (a, b);
+    loop {
+        while let (Some((cx, rx)), Some((cy, ry))) =
+            (x.split_first_chunk::<8>(), y.split_first_chunk::<8>())
+        {
+            if u64::from_ne_bytes(*cx) != u64::from_ne_bytes(*cy) {
+                break;
+            }
+            (x, y) = (rx, ry);
+        }
+        match (x.split_first(), y.split_first()) {
+            (Some((&bx, rx)), Some((&by, ry))) => {
+                let (lx, ly) = (bx.to_ascii_lowercase(), by.to_ascii_lowercase());
+                if lx != ly {
+                    return lx.cmp(&ly);
+                }
+                (x, y) = (rx, ry);
+            }
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+        }
+    }
 }
 
 fn temporal_micros(d: &Datum) -> Option<i64> {
@@ -265,6 +287,10 @@ pub fn compare(a: &Datum, b: &Datum) -> Option<Ordering> {
         return None;
     }
     match (a, b) {
+        (Datum::Int(x), Datum::Int(y)) => return Some(x.cmp(y)),
+        (Datum::UInt(x), Datum::UInt(y)) => return Some(x.cmp(y)),
+        (Datum::Int(x), Datum::UInt(y)) => return Some(i128::from(*x).cmp(&i128::from(*y))),
+        (Datum::UInt(x), Datum::Int(y)) => return Some(i128::from(*x).cmp(&i128::from(*y))),
         (Datum::Bytes(x), Datum::Bytes(y)) => return Some(ci_cmp(x, y)),
         (Datum::Date(_) | Datum::DateTime(_), _) | (_, Datum::Date(_) | Datum::DateTime(_)) => {
             if let (Some(x), Some(y)) = (temporal_micros(a), temporal_micros(b)) {
@@ -364,6 +390,18 @@ fn int_result(v: i128, op: ArithOp, a: &Datum, b: &Datum) -> SqlResult<Datum> {
 pub fn arith(op: ArithOp, a: &Datum, b: &Datum) -> SqlResult<Datum> {
     if a.is_null() || b.is_null() {
         return Ok(Datum::Null);
+    }
+    // Integer addition and subtraction that stay in range (the general path below gives the
+    // same result, and the same error when they do not).
+    if let (Datum::Int(x), Datum::Int(y)) = (a, b) {
+        let fast = match op {
+            ArithOp::Add => x.checked_add(*y),
+            ArithOp::Sub => x.checked_sub(*y),
+            _ => None,
+        };
+        if let Some(v) = fast {
+            return Ok(Datum::Int(v));
+        }
     }
     let exact = as_decimal(a).zip(as_decimal(b));
     let both_int =
@@ -531,4 +569,52 @@ pub fn like(text: &[u8], pattern: &[u8], escape: u8) -> bool {
     }
     p.get(pi..)
         .is_some_and(|rest| rest.iter().all(|&c| c == b'%'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn reference_ci_cmp(a: &[u8], b: &[u8]) -> Ordering {
+        a.iter()
+            .map(u8::to_ascii_lowercase)
+            .cmp(b.iter().map(u8::to_ascii_lowercase))
+    }
+
+    proptest! {
+        #[test]
+        fn ci_cmp_folds_case_like_the_bytewise_comparison(
+            a in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'A'), Just(b'b'), Just(b'-'), any::<u8>()], 0..40),
+            b in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'A'), Just(b'b'), Just(b'-'), any::<u8>()], 0..40),
+        ) {
+            prop_assert_eq!(ci_cmp(&a, &b), reference_ci_cmp(&a, &b));
+            let mut c = a.clone();
+            c.iter_mut().for_each(|x| *x = x.to_ascii_uppercase());
+            prop_assert_eq!(ci_cmp(&a, &c), Ordering::Equal);
+        }
+
+        #[test]
+        fn integer_comparisons_agree_with_exact_decimal_ones(x in any::<i64>(), y in any::<u64>()) {
+            let dec = |v: i128| Datum::Decimal { unscaled: v * 10, scale: 1 };
+            for (a, b) in [
+                (Datum::Int(x), Datum::UInt(y)),
+                (Datum::UInt(y), Datum::Int(x)),
+                (Datum::Int(x), Datum::Int(x / 3)),
+                (Datum::UInt(y), Datum::UInt(y / 7)),
+            ] {
+                let (da, db) = (
+                    dec(as_decimal(&a).map_or(0, |d| d.0)),
+                    dec(as_decimal(&b).map_or(0, |d| d.0)),
+                );
+                prop_assert_eq!(compare(&a, &b), compare(&da, &db));
+            }
+            let sum = arith(ArithOp::Add, &Datum::Int(x), &Datum::Int(x / 3));
+            let wide = i128::from(x) + i128::from(x / 3);
+            match i64::try_from(wide) {
+                Ok(v) => prop_assert_eq!(sum.ok(), Some(Datum::Int(v))),
+                Err(_) => prop_assert!(sum.is_err()),
+            }
+        }
+    }
 }

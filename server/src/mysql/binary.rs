@@ -218,6 +218,18 @@ fn encode_value(out: &mut Vec<u8>, c: &ColumnDef, v: &Value) -> Result<(), ErrPa
         | ColumnType::Json
         | ColumnType::Bit
         | ColumnType::Null => {
+            // Strings and decimals are sent as they are, without an intermediate copy.
+            match v {
+                Value::Bytes(b) => {
+                    put_lenenc_bytes(out, b);
+                    return Ok(());
+                }
+                Value::Decimal(d) => {
+                    put_lenenc_bytes(out, d.as_bytes());
+                    return Ok(());
+                }
+                _ => {}
+            }
             let text = text_value(v, display_decimals(c)).ok_or_else(|| unrepresentable(c, v))?;
             put_lenenc_bytes(out, &text);
             Ok(())
@@ -225,10 +237,23 @@ fn encode_value(out: &mut Vec<u8>, c: &ColumnDef, v: &Value) -> Result<(), ErrPa
     }
 }
 
-/// A binary-protocol row: header 0x00, NULL bitmap (offset 2), then the non-NULL values.
+/// [`binary_row_into`] as a packet of its own.
+#[cfg(test)]
 pub fn binary_row(columns: &[ColumnDef], row: &[Value]) -> Result<Vec<u8>, ErrPacket> {
+    let mut p = Vec::new();
+    binary_row_into(&mut p, columns, row)?;
+    Ok(p)
+}
+
+/// Appends a binary-protocol row to `p` (a packet being built in place): header 0x00, NULL
+/// bitmap (offset 2), then the non-NULL values.
+pub fn binary_row_into(
+    p: &mut Vec<u8>,
+    columns: &[ColumnDef],
+    row: &[Value],
+) -> Result<(), ErrPacket> {
     let bitmap_len = (columns.len() + 7 + 2) / 8;
-    let mut p = Vec::with_capacity(1 + bitmap_len + row.len() * 8);
+    p.reserve(1 + bitmap_len + row.len() * 8);
     p.push(0);
     let bitmap_start = p.len();
     p.resize(bitmap_start + bitmap_len, 0);
@@ -239,10 +264,10 @@ pub fn binary_row(columns: &[ColumnDef], row: &[Value]) -> Result<Vec<u8>, ErrPa
                 *byte |= 1 << (bit % 8);
             }
         } else {
-            encode_value(&mut p, c, v)?;
+            encode_value(p, c, v)?;
         }
     }
-    Ok(p)
+    Ok(())
 }
 
 #[cfg(test)]

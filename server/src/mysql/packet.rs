@@ -136,6 +136,34 @@ impl<S: AsyncRead + AsyncWrite + Unpin> PacketStream<S> {
         }
     }
 
+    /// Queues one payload that `build` appends to the buffer it is given (saving a separate
+    /// allocation and copy per packet). If `build` fails nothing is queued. A payload of a
+    /// chunk's size or more is split into chunks as [`PacketStream::write_packet`] does.
+    pub fn write_packet_with<E>(
+        &mut self,
+        build: impl FnOnce(&mut Vec<u8>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let start = self.out.len();
+        self.out.extend_from_slice(&[0; 4]);
+        if let Err(e) = build(&mut self.out) {
+            self.out.truncate(start);
+            return Err(e);
+        }
+        let len = self.out.len() - start - 4;
+        if len >= MAX_PACKET_CHUNK {
+            let payload = self.out.split_off(start + 4);
+            self.out.truncate(start);
+            self.write_packet(&payload);
+            return Ok(());
+        }
+        let [l0, l1, l2, _] = (len as u32).to_le_bytes();
+        if let Some(header) = self.out.get_mut(start..start + 4) {
+            header.copy_from_slice(&[l0, l1, l2, self.sequence]);
+        }
+        self.sequence = self.sequence.wrapping_add(1);
+        Ok(())
+    }
+
     /// Sends everything queued.
     pub async fn flush(&mut self) -> Result<(), ProtocolError> {
         if !self.out.is_empty() {

@@ -8,7 +8,7 @@
 use orcinus_sql::session::{ColumnDef, OkSummary, QueryOutcome, ResultSet};
 use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::binary::binary_row;
+use super::binary::binary_row_into;
 use super::codec::put_lenenc_int;
 use super::constants::capability;
 use super::error::{ErrPacket, ProtocolError};
@@ -142,13 +142,14 @@ impl ResultWriter {
         for row in &rs.rows {
             match format {
                 RowFormat::Text => stream.write_packet(&text_row(&rs.columns, row)),
-                RowFormat::Binary => match binary_row(&rs.columns, row) {
-                    Ok(p) => stream.write_packet(&p),
-                    Err(e) => {
+                RowFormat::Binary => {
+                    if let Err(e) =
+                        stream.write_packet_with(|p| binary_row_into(p, &rs.columns, row))
+                    {
                         self.error(stream, &e);
                         return Ok(());
                     }
-                },
+                }
             }
             if stream.queued() >= FLUSH_THRESHOLD {
                 stream.flush().await?;
