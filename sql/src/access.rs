@@ -148,10 +148,10 @@ fn column_constraint(conjuncts: &[&BExpr], col: usize) -> Option<Constraint> {
                         set.clear();
                         break;
                     };
-                    if let Some((f, ce)) = int_bounds(k) {
-                        if f == ce {
-                            set.insert(f);
-                        }
+                    if let Some((f, ce)) = int_bounds(k)
+                        && f == ce
+                    {
+                        set.insert(f);
                     }
                 }
                 if list.iter().all(|i| matches!(i, BExpr::Const(_))) {

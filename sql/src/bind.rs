@@ -135,10 +135,10 @@ impl<'a> Binder<'a> {
             column: full.clone(),
             context: self.context.into(),
         };
-        if let Some(q) = &qualifier {
-            if !self.qualifiers.iter().any(|x| x == q) {
-                return Err(unknown());
-            }
+        if let Some(q) = &qualifier
+            && !self.qualifiers.iter().any(|x| x == q)
+        {
+            return Err(unknown());
         }
         let table = self.table.ok_or_else(unknown)?;
         table

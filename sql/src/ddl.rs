@@ -669,12 +669,11 @@ pub async fn drop_index(
         .position(|i| i.name.eq_ignore_ascii_case(ix_name))
         .ok_or_else(|| SqlError::CantDropKey(ix_name.to_string()))?;
     let ix = def.indexes.remove(pos);
-    if let Some(a) = def.auto_increment_column() {
-        if def.primary_key.first() != Some(&a)
-            && !def.indexes.iter().any(|i| i.columns.first() == Some(&a))
-        {
-            return Err(SqlError::BadAutoIncrement);
-        }
+    if let Some(a) = def.auto_increment_column()
+        && def.primary_key.first() != Some(&a)
+        && !def.indexes.iter().any(|i| i.columns.first() == Some(&a))
+    {
+        return Err(SqlError::BadAutoIncrement);
     }
     let mut batch = catalog.batch();
     catalog.delete_prefix(&mut batch, &key::index_prefix(ix.id))?;

@@ -284,11 +284,14 @@ pub async fn execute_insert(
     ))
 }
 
+/// A bound `ORDER BY` (each key with `true` for DESC) and `LIMIT` of an UPDATE or DELETE.
+type OrderLimit = (Vec<(BExpr, bool)>, Option<BExpr>);
+
 fn bind_order_limit(
     b: &mut Binder<'_>,
     order_by: &[OrderByExpr],
     limit: Option<&Expr>,
-) -> SqlResult<(Vec<(BExpr, bool)>, Option<BExpr>)> {
+) -> SqlResult<OrderLimit> {
     b.context = "order clause";
     let mut order = Vec::new();
     for OrderByExpr {
@@ -522,16 +525,16 @@ pub async fn execute_modify(
             if v.is_null() && !col.nullable {
                 return Err(SqlError::NotNull(col.name.clone()));
             }
-            if Some(*c) == auto {
-                if let Some(n) = match &v {
+            if Some(*c) == auto
+                && let Some(n) = match &v {
                     Datum::Int(i) => u64::try_from(*i).ok(),
                     Datum::UInt(u) => Some(*u),
                     _ => None,
-                } {
-                    table
-                        .next_auto
-                        .fetch_max(n.saturating_add(1), Ordering::SeqCst);
                 }
+            {
+                table
+                    .next_auto
+                    .fetch_max(n.saturating_add(1), Ordering::SeqCst);
             }
             if let Some(slot) = new.get_mut(*c) {
                 *slot = v;

@@ -249,7 +249,7 @@ pub fn bind_query(
                 if let SelectItem::QualifiedWildcard(kind, _) = item {
                     let q = kind.to_string();
                     let q = q.trim_end_matches(".*").to_string();
-                    if !b.qualifiers.iter().any(|x| *x == q) {
+                    if !b.qualifiers.contains(&q) {
                         return Err(SqlError::UnknownTable(q));
                     }
                 }
@@ -378,13 +378,13 @@ pub fn bind_query(
     for (col, item) in columns.iter_mut().zip(&items) {
         if col.org_name.is_empty() {
             col.sql_type = item.result_type(&types, &agg_types);
-            if let (BExpr::Column(i), Some(d)) = (item, def) {
-                if let Some(c) = d.columns.get(*i) {
-                    col.org_name = c.name.clone();
-                    col.table = qualifier.clone();
-                    col.db = d.db.clone();
-                    col.nullable = c.nullable;
-                }
+            if let (BExpr::Column(i), Some(d)) = (item, def)
+                && let Some(c) = d.columns.get(*i)
+            {
+                col.org_name = c.name.clone();
+                col.table = qualifier.clone();
+                col.db = d.db.clone();
+                col.nullable = c.nullable;
             }
         }
     }
@@ -432,10 +432,11 @@ fn check_full_group_by(
             }
         })
         .collect();
-    if let Some(d) = def {
-        if !d.primary_key.is_empty() && d.primary_key.iter().all(|c| grouped.contains(c)) {
-            return Ok(());
-        }
+    if let Some(d) = def
+        && !d.primary_key.is_empty()
+        && d.primary_key.iter().all(|c| grouped.contains(c))
+    {
+        return Ok(());
     }
     for (n, item) in items.iter().enumerate() {
         if group_by.contains(item) {
@@ -466,31 +467,30 @@ fn check_full_group_by(
 /// alias in ORDER BY and HAVING, the column in GROUP BY (MySQL's resolution order, which
 /// Connector/J's metadata queries rely on: `… AS TABLE_TYPE … HAVING TABLE_TYPE IN (…)`).
 fn bind_ref(e: &Expr, b: &mut Binder<'_>, items: &[BExpr], aliases: &[String]) -> SqlResult<BExpr> {
-    if let Expr::Value(v) = e {
-        if let Value::Number(n, _) = &v.value {
-            let pos: usize = n.parse().map_err(|_| SqlError::Parse(n.clone()))?;
-            return pos
-                .checked_sub(1)
-                .and_then(|i| items.get(i))
-                .cloned()
-                .ok_or_else(|| SqlError::UnknownColumn {
-                    column: n.clone(),
-                    context: b.context.into(),
-                });
-        }
+    if let Expr::Value(v) = e
+        && let Value::Number(n, _) = &v.value
+    {
+        let pos: usize = n.parse().map_err(|_| SqlError::Parse(n.clone()))?;
+        return pos
+            .checked_sub(1)
+            .and_then(|i| items.get(i))
+            .cloned()
+            .ok_or_else(|| SqlError::UnknownColumn {
+                column: n.clone(),
+                context: b.context.into(),
+            });
     }
     if let Expr::Identifier(id) = e {
         let by_column = b.table.and_then(|t| t.column_index(&id.value));
-        if by_column.is_none() || b.context != "group statement" {
-            if let Some(i) = aliases
+        if (by_column.is_none() || b.context != "group statement")
+            && let Some(i) = aliases
                 .iter()
                 .position(|a| a.eq_ignore_ascii_case(&id.value))
-            {
-                return items
-                    .get(i)
-                    .cloned()
-                    .ok_or_else(|| SqlError::Internal("alias".into()));
-            }
+        {
+            return items
+                .get(i)
+                .cloned()
+                .ok_or_else(|| SqlError::Internal("alias".into()));
         }
     }
     b.bind(e)
@@ -854,10 +854,10 @@ fn execute_with_source(
                 .into_iter()
                 .map(AggState::result)
                 .collect::<SqlResult<_>>()?;
-            if let Some(h) = &having {
-                if value::truth(&h.eval(&row, &agg_vals)?) != Some(true) {
-                    continue;
-                }
+            if let Some(h) = &having
+                && value::truth(&h.eval(&row, &agg_vals)?) != Some(true)
+            {
+                continue;
             }
             let vals = items
                 .iter()

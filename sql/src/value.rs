@@ -539,12 +539,10 @@ pub fn like(text: &[u8], pattern: &[u8], escape: u8) -> bool {
                 pi += 1;
                 continue;
             }
-            Some(c) if c == escape && pi + 1 < p.len() => {
-                if p.get(pi + 1) == t.get(ti) {
-                    pi += 2;
-                    ti += 1;
-                    continue;
-                }
+            Some(c) if c == escape && pi + 1 < p.len() && p.get(pi + 1) == t.get(ti) => {
+                pi += 2;
+                ti += 1;
+                continue;
             }
             Some(b'_') => {
                 pi += 1;

@@ -13,8 +13,7 @@ use std::process::Command;
 fn reported_rows(stderr: &str, table: &str) -> u64 {
     let line = stderr
         .split(['\r', '\n'])
-        .filter(|l| l.trim_start().starts_with(&format!("{table}:")))
-        .next_back()
+        .rfind(|l| l.trim_start().starts_with(&format!("{table}:")))
         .unwrap_or_else(|| panic!("no progress line for {table} in {stderr}"));
     let counts = line.split_whitespace().nth(1).unwrap();
     let (done, total) = counts.split_once('/').unwrap();
