@@ -254,15 +254,22 @@ impl Transaction {
         crate::check_entry(key, 0)?;
         let locks = &self.engine.inner.locks;
         let lock_key = locks.key(ks.id, key.clone());
-        let acquired = if self.lock_wait {
-            let timeout = self
-                .lock_wait_timeout
-                .unwrap_or_else(|| locks.default_timeout());
-            locks.acquire_within(self.id, &lock_key, timeout).await?
-        } else {
-            locks.try_acquire(self.id, &lock_key)?
-        };
-        if acquired {
+        if !self.lock_wait {
+            return self.try_lock_key(lock_key);
+        }
+        let timeout = self
+            .lock_wait_timeout
+            .unwrap_or_else(|| locks.default_timeout());
+        if locks.acquire_within(self.id, &lock_key, timeout).await? {
+            self.locked.push(lock_key);
+        }
+        Ok(())
+    }
+
+    /// Takes `lock_key` without waiting (`WouldWait` if another transaction holds it) and
+    /// remembers it for release, unless this transaction already held it.
+    fn try_lock_key(&mut self, lock_key: crate::lock_manager::LockKey) -> Result<()> {
+        if self.engine.inner.locks.try_acquire(self.id, &lock_key)? {
             self.locked.push(lock_key);
         }
         Ok(())
@@ -342,11 +349,9 @@ impl Transaction {
     ) -> Result<bool> {
         let value = value.into();
         crate::check_entry(&key, value.len())?;
-        let locks = &self.engine.inner.locks;
-        let lock_key = locks.key(ks.id, key.clone());
-        match locks.try_acquire(self.id, &lock_key) {
-            Ok(true) => self.locked.push(lock_key),
-            Ok(false) => {}
+        let lock_key = self.engine.inner.locks.key(ks.id, key.clone());
+        match self.try_lock_key(lock_key) {
+            Ok(()) => {}
             Err(crate::StorageError::WouldWait) => return Ok(false),
             Err(e) => return Err(e),
         }
