@@ -151,13 +151,59 @@ impl std::cmp::Ord for ByteView {
         // PREFIX_SIZE bytes, their stored prefixes compare as one big-endian integer
         // (the same order as the bytes) instead of through a 4-byte memcmp call; only
         // equal prefixes go on to the full comparison. Shorter views compare as slices.
+        // Equal prefixes: the rest compares eight bytes at a time as big-endian integers
+        // (`cmp_bytes_from`), not through a memcmp call (keys of a few dozen bytes that share
+        // a long prefix, the LSM memtable's case, spent most of a comparison in the call).
         if let (Some(a), Some(b)) = (self.prefix_be(), other.prefix_be()) {
             if a != b {
                 return a.cmp(&b);
             }
+            return cmp_bytes_from(self, other, PREFIX_SIZE);
         }
         self.deref().cmp(&**other)
     }
+}
+
+/// Orcinus patch: the byte-order comparison of `a` and `b`, whose first `from` bytes are
+/// equal (the caller checked). Whole 8-byte words of the common length compare as
+/// big-endian integers; a shorter remainder compares as the last 8 bytes of the common
+/// length (the bytes it shares with the words before are equal in both), or byte by byte if
+/// the common length is under 8; equal common bytes leave the shorter view first.
+#[inline]
+fn cmp_bytes_from(a: &[u8], b: &[u8], from: usize) -> std::cmp::Ordering {
+    let common = a.len().min(b.len());
+    let mut at = from;
+    while at + 8 <= common {
+        let (x, y) = (be_word_at(a, at), be_word_at(b, at));
+        if x != y {
+            return x.cmp(&y);
+        }
+        at += 8;
+    }
+    if at < common {
+        if common >= 8 {
+            let (x, y) = (be_word_at(a, common - 8), be_word_at(b, common - 8));
+            if x != y {
+                return x.cmp(&y);
+            }
+        } else {
+            for i in at..common {
+                let (x, y) = (a.get(i), b.get(i));
+                if x != y {
+                    return x.cmp(&y);
+                }
+            }
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
+/// The 8 bytes of `s` at `at` as a big-endian integer (the caller keeps `at + 8 <= len`).
+#[inline(always)]
+fn be_word_at(s: &[u8], at: usize) -> u64 {
+    s.get(at..at + 8)
+        .and_then(|word| <[u8; 8]>::try_from(word).ok())
+        .map_or(0, u64::from_be_bytes)
 }
 
 impl std::cmp::PartialOrd for ByteView {
@@ -969,6 +1015,35 @@ mod tests {
         for a in &samples {
             for b in &samples {
                 assert_eq!(ByteView::from(*a).cmp(&ByteView::from(*b)), a.cmp(b), "{a:?} {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn cmp_agrees_with_byte_order_on_shared_prefixes() {
+        // Every length from 0 to 40 (inline and heap views, whole words and remainders),
+        // differing at every position, plus proper prefixes of each other.
+        let base: Vec<u8> = (0u8..40).map(|i| i.wrapping_mul(37) ^ 0x5a).collect();
+        let mut samples: Vec<Vec<u8>> = Vec::new();
+        for len in 0..=base.len() {
+            let v = base[..len].to_vec();
+            for at in 0..len {
+                for delta in [1u8, 0x80, 0xff] {
+                    let mut w = v.clone();
+                    w[at] = w[at].wrapping_add(delta);
+                    samples.push(w);
+                }
+            }
+            samples.push(v.clone());
+            let mut zero_tail = v;
+            zero_tail.push(0);
+            samples.push(zero_tail);
+        }
+        for a in &samples {
+            let va = ByteView::from(a.as_slice());
+            for b in samples.iter().filter(|b| b.len().abs_diff(a.len()) <= 9) {
+                let vb = ByteView::from(b.as_slice());
+                assert_eq!(va.cmp(&vb), a.cmp(b), "{a:?} {b:?}");
             }
         }
     }
