@@ -15,6 +15,11 @@ impl Slice {
     /// converting it would copy twice: the LSM's buffer is its own allocation).
     #[must_use]
     pub fn concat(parts: &[&[u8]]) -> Self {
+        if let [left, right] = parts {
+            // The common case (a header and a payload): the buffer is filled by the copies
+            // alone, not zeroed first and then read into.
+            return Self(fjall::Slice::from(byteview::ByteView::fused(left, right)));
+        }
         let len = parts.iter().map(|p| p.len()).sum();
         let mut reader = PartsReader {
             rest: parts.iter(),
@@ -110,5 +115,11 @@ mod tests {
         assert_eq!(&joined[joined.len() - 4..], b"tail");
         assert_eq!(&*Slice::concat(&[]), b"");
         assert_eq!(&*Slice::concat(&[b"ab", b"c"]), b"abc");
+        let two = Slice::concat(&[b"header:", &big]);
+        assert_eq!(two.len(), 7 + 100_000);
+        assert_eq!(&two[..7], b"header:");
+        assert!(two[7..].iter().all(|&b| b == 5));
+        assert_eq!(&*Slice::concat(&[b"", b""]), b"");
+        assert_eq!(&*Slice::concat(&[b"\x01", b"key"]), b"\x01key");
     }
 }
