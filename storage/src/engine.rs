@@ -65,7 +65,7 @@ pub(crate) struct CacheWrite {
     key: Slice,
     /// The key's hash in `cache`, computed once, before the append lock is taken.
     hash: u64,
-    /// `None`: a delete.
+    /// `None`: a delete (also once staged into the cache, which takes the value).
     value: Option<Slice>,
 }
 
@@ -273,9 +273,9 @@ impl Engine {
         let Some(cache) = &ks.cache else {
             return Ok(ks.inner.get(key)?.map(Slice));
         };
-        // Taken before the read: every commit up to it is visible to the read.
+        // Taken before the lookup and the read: every commit up to it is visible to both.
         let epoch = self.applied_epoch();
-        if let Cached::Hit(value) = cache.lookup(key, None) {
+        if let Cached::Hit(value) = cache.lookup(key, epoch) {
             return Ok(value);
         }
         let value = ks.inner.get(key)?.map(Slice);
@@ -332,15 +332,16 @@ impl Engine {
     pub(crate) fn append(
         &self,
         batch: fjall::OwnedWriteBatch,
-        cached: Vec<CacheWrite>,
+        mut cached: Vec<CacheWrite>,
     ) -> Result<DurabilityTicket> {
         self.inner.group.append(|| {
             if cached.is_empty() {
                 return batch.commit().map_err(StorageError::from);
             }
             let epoch = self.applied_epoch() + 1;
-            for w in &cached {
-                w.cache.invalidate_hashed(w.hash, &w.key, epoch);
+            for w in &mut cached {
+                let value = w.value.take();
+                w.cache.stage_hashed(w.hash, &w.key, value, epoch);
             }
             if let Err(e) = batch.commit() {
                 for w in &cached {
@@ -349,10 +350,6 @@ impl Engine {
                 return Err(StorageError::from(e));
             }
             self.inner.applied_epoch.store(epoch, Ordering::Release);
-            for w in cached {
-                w.cache
-                    .insert_written_hashed(w.hash, &w.key, w.value, epoch);
-            }
             Ok(())
         })
     }

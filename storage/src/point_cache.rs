@@ -6,21 +6,23 @@
 //! Coherence rests on a commit **epoch** kept by the engine and advanced only under the commit
 //! pipeline's append lock, so commits are numbered in the order they are applied:
 //!
-//! 1. A commit with epoch `E` first *invalidates* each cached key it writes (marks its entry
-//!    [`PENDING`]: no reader uses it and no offer replaces it; and raises its shard's
-//!    `last_touch` to `E`), then applies its batch to the LSM, then publishes `E` as the applied
-//!    epoch, then stores its written values with epoch `E` (in the pending entry's place: the
-//!    entry is updated where it lies instead of being removed and inserted again). A commit that
-//!    fails to apply drops its pending entries.
-//! 2. A reader takes the applied epoch `A` *before* its LSM snapshot, so every commit with an
-//!    epoch `<= A` is visible to that snapshot.
+//! 1. A commit with epoch `E` first *stages* each cached key it writes: under the shard lock it
+//!    raises the shard's `last_touch` to `E` and stores the written value with epoch `E` (in
+//!    the old entry's place if there is one: the entry is updated where it lies). Then it
+//!    applies its batch to the LSM, then publishes `E` as the applied epoch. An entry whose
+//!    epoch is not yet published serves no reader (rule 3), so staging before the apply hides
+//!    the old value exactly as removing it would, and the written value needs no second visit.
+//!    A commit that fails to apply drops the entries it staged.
+//! 2. A reader takes the applied epoch `A` *before* its LSM snapshot (a latest-value reader:
+//!    before its lookup), so every commit with an epoch `<= A` is visible to its read.
 //! 3. An entry with epoch `e` is the latest value of its key at every epoch from `e` until a
-//!    later commit invalidates it (which removes it before applying). So a snapshot reader at
-//!    `A` may use an entry iff `e <= A`; a latest-value reader may use any entry.
+//!    later commit stages the key (which replaces the entry before applying). So a reader at
+//!    `A` may use an entry iff `e <= A`: then the commit that wrote it is applied, and no later
+//!    commit that writes the key has applied yet (it would have replaced the entry first).
 //! 4. A reader that missed may insert what it read from the LSM (with epoch `A`) only if its
 //!    shard's `last_touch <= A` and the key has no entry: then every commit that ever touched
 //!    the shard is visible to its snapshot, so the value is still the latest; a commit that
-//!    touches the key afterwards removes the entry again (rule 1, under the shard lock).
+//!    touches the key afterwards replaces the entry again (rule 1, under the shard lock).
 //!
 //! Size: entries are evicted (S3-FIFO, `quick_cache`) to keep the total weight — key and value
 //! bytes plus a fixed overhead — under the configured capacity.
@@ -41,8 +43,6 @@ const SHARDS: usize = 64;
 const ENTRY_OVERHEAD: u64 = 64;
 /// Longest key stored inside its cache entry (longer keys get an allocation of their own).
 const INLINE_KEY: usize = 22;
-/// The epoch of an entry whose key a commit is writing (rule 1): usable by no reader.
-const PENDING: u64 = u64::MAX;
 
 #[derive(Clone)]
 struct Entry {
@@ -140,7 +140,7 @@ type Map = quick_cache::unsync::Cache<CacheKey, Entry, EntryWeight, CarriedHash>
 
 struct Shard {
     map: Map,
-    /// Highest epoch of a commit that invalidated a key of this shard.
+    /// Highest epoch of a commit that staged a key of this shard.
     last_touch: u64,
 }
 
@@ -197,15 +197,13 @@ impl PointCache {
         &self.shards[((key.hash >> 32) % SHARDS as u64) as usize]
     }
 
-    /// The key's value for a snapshot reader at `epoch` (rule 3); `latest` readers (who want
-    /// the latest committed value) may use any entry.
-    pub(crate) fn lookup(&self, key: &[u8], epoch: Option<u64>) -> Cached {
+    /// The key's value for a reader at applied epoch `epoch` (rules 2 and 3): a snapshot
+    /// reader's, or the applied epoch a latest-value reader loaded before this lookup.
+    pub(crate) fn lookup(&self, key: &[u8], epoch: u64) -> Cached {
         let key = self.hash(key);
         let shard = self.shard(key).lock();
         match shard.map.get(&key) {
-            Some(entry) if entry.epoch != PENDING && epoch.is_none_or(|e| entry.epoch <= e) => {
-                Cached::Hit(entry.value.clone())
-            }
+            Some(entry) if entry.epoch <= epoch => Cached::Hit(entry.value.clone()),
             _ => Cached::Miss,
         }
     }
@@ -219,56 +217,35 @@ impl PointCache {
         }
     }
 
-    /// The hash of `key` in this cache, for [`PointCache::invalidate_hashed`] and
-    /// [`PointCache::insert_written_hashed`] (a committer hashes each key once, outside the
-    /// append lock).
+    /// The hash of `key` in this cache, for [`PointCache::stage_hashed`] and
+    /// [`PointCache::forget_hashed`] (a committer hashes each key once, outside the append
+    /// lock).
     pub(crate) fn hash_of(&self, key: &[u8]) -> u64 {
         self.hasher.hash_one(key)
     }
 
-    /// Rule 1, before a commit with `epoch` that writes `key` is applied.
+    /// Rule 1, before a commit with `epoch` that writes `value` to `key` is applied.
     #[cfg(test)]
-    pub(crate) fn invalidate(&self, key: &[u8], epoch: u64) {
-        self.invalidate_hashed(self.hash_of(key), key, epoch);
+    pub(crate) fn stage(&self, key: &[u8], value: Option<Slice>, epoch: u64) {
+        self.stage_hashed(self.hash_of(key), key, value, epoch);
     }
 
-    /// [`PointCache::invalidate`] with the key's [`PointCache::hash_of`].
-    pub(crate) fn invalidate_hashed(&self, hash: u64, key: &[u8], epoch: u64) {
+    /// [`PointCache::stage`] with the key's [`PointCache::hash_of`].
+    pub(crate) fn stage_hashed(&self, hash: u64, key: &[u8], value: Option<Slice>, epoch: u64) {
         let key = KeyRef { hash, bytes: key };
         let mut shard = self.shard(key).lock();
         shard.last_touch = shard.last_touch.max(epoch);
-        if let Some(mut entry) = shard.map.peek_mut(&key) {
-            entry.epoch = PENDING;
-        }
-    }
-
-    /// Drops the entry of a key whose commit failed to apply after [`PointCache::invalidate`].
-    pub(crate) fn forget_hashed(&self, hash: u64, key: &[u8]) {
-        let key = KeyRef { hash, bytes: key };
-        self.shard(key).lock().map.remove(&key);
-    }
-
-    /// Rule 1, after that commit is applied and its epoch published.
-    #[cfg(test)]
-    pub(crate) fn insert_written(&self, key: &[u8], value: Option<Slice>, epoch: u64) {
-        self.insert_written_hashed(self.hash_of(key), key, value, epoch);
-    }
-
-    /// [`PointCache::insert_written`] with the key's [`PointCache::hash_of`].
-    pub(crate) fn insert_written_hashed(
-        &self,
-        hash: u64,
-        key: &[u8],
-        value: Option<Slice>,
-        epoch: u64,
-    ) {
-        let key = KeyRef { hash, bytes: key };
-        let mut shard = self.shard(key).lock();
         let entry = Entry { value, epoch };
         match shard.map.get_mut(&key) {
             Some(mut cached) => *cached = entry,
             None => shard.map.insert(CacheKey::new(key), entry),
         }
+    }
+
+    /// Drops the entry of a key whose commit failed to apply after [`PointCache::stage`].
+    pub(crate) fn forget_hashed(&self, hash: u64, key: &[u8]) {
+        let key = KeyRef { hash, bytes: key };
+        self.shard(key).lock().map.remove(&key);
     }
 }
 
@@ -284,50 +261,46 @@ mod tests {
     }
 
     #[test]
-    fn snapshot_readers_use_only_entries_at_or_below_their_epoch() {
+    fn readers_use_only_entries_at_or_below_their_epoch() {
         let cache = PointCache::new(1 << 20);
-        cache.invalidate(b"k", 5);
-        cache.insert_written(b"k", Some(Slice::from(&b"v5"[..])), 5);
-        assert_eq!(value(&cache.lookup(b"k", Some(4))), None);
-        assert_eq!(
-            value(&cache.lookup(b"k", Some(5))),
-            Some(Some(b"v5".to_vec()))
-        );
-        assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v5".to_vec())));
-        cache.invalidate(b"k", 6);
-        assert_eq!(value(&cache.lookup(b"k", None)), None, "in-flight write");
+        cache.stage(b"k", Some(Slice::from(&b"v5"[..])), 5);
+        assert_eq!(value(&cache.lookup(b"k", 4)), None, "commit 5 not yet applied");
+        assert_eq!(value(&cache.lookup(b"k", 5)), Some(Some(b"v5".to_vec())));
+        assert_eq!(value(&cache.lookup(b"k", 9)), Some(Some(b"v5".to_vec())));
+        // A commit in flight (staged, not yet published) hides the value it replaces.
+        cache.stage(b"k", Some(Slice::from(&b"v6"[..])), 6);
+        assert_eq!(value(&cache.lookup(b"k", 5)), None, "in-flight write");
+        assert_eq!(value(&cache.lookup(b"k", 6)), Some(Some(b"v6".to_vec())));
     }
 
     #[test]
-    fn a_pending_entry_serves_no_reader_and_takes_no_offer() {
+    fn a_staged_entry_takes_no_offer_and_a_failed_commit_leaves_nothing() {
         let cache = PointCache::new(1 << 20);
-        cache.insert_written(b"k", Some(Slice::from(&b"v1"[..])), 1);
-        cache.invalidate(b"k", 2);
-        assert_eq!(value(&cache.lookup(b"k", None)), None);
-        assert_eq!(value(&cache.lookup(b"k", Some(1))), None);
+        cache.stage(b"k", Some(Slice::from(&b"v1"[..])), 1);
+        cache.stage(b"k", Some(Slice::from(&b"v2"[..])), 2);
+        assert_eq!(value(&cache.lookup(b"k", 1)), None);
         cache.offer(b"k", Some(Slice::from(&b"stale"[..])), 3);
-        assert_eq!(value(&cache.lookup(b"k", None)), None);
-        cache.insert_written(b"k", Some(Slice::from(&b"v2"[..])), 2);
-        assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v2".to_vec())));
-        assert_eq!(value(&cache.lookup(b"k", Some(1))), None);
+        assert_eq!(value(&cache.lookup(b"k", 3)), Some(Some(b"v2".to_vec())));
         // A commit that failed to apply leaves nothing behind.
-        cache.invalidate(b"k", 3);
+        cache.stage(b"k", Some(Slice::from(&b"v3"[..])), 3);
         cache.forget_hashed(cache.hash_of(b"k"), b"k");
+        assert_eq!(value(&cache.lookup(b"k", 3)), None);
         cache.offer(b"k", Some(Slice::from(&b"v2"[..])), 3);
-        assert_eq!(value(&cache.lookup(b"k", None)), Some(Some(b"v2".to_vec())));
+        assert_eq!(value(&cache.lookup(b"k", 3)), Some(Some(b"v2".to_vec())));
     }
 
     #[test]
     fn a_read_older_than_a_touch_of_its_shard_is_not_cached() {
         let cache = PointCache::new(1 << 20);
-        cache.invalidate(b"k", 7);
+        cache.stage(b"k", None, 7);
+        cache.forget_hashed(cache.hash_of(b"k"), b"k");
         cache.offer(b"k", Some(Slice::from(&b"old"[..])), 6);
-        assert_eq!(value(&cache.lookup(b"k", None)), None);
+        assert_eq!(value(&cache.lookup(b"k", 9)), None);
         cache.offer(b"k", None, 7);
-        assert_eq!(value(&cache.lookup(b"k", Some(7))), Some(None));
+        assert_eq!(value(&cache.lookup(b"k", 7)), Some(None));
         // An offer never replaces an entry (which may be newer).
         cache.offer(b"k", Some(Slice::from(&b"x"[..])), 9);
-        assert_eq!(value(&cache.lookup(b"k", None)), Some(None));
+        assert_eq!(value(&cache.lookup(b"k", 9)), Some(None));
     }
 
     #[test]
@@ -335,19 +308,19 @@ mod tests {
         let cache = PointCache::new(1 << 20);
         let keys: Vec<Vec<u8>> = (0..48).map(|n| vec![b'k'; n]).collect();
         for (i, key) in keys.iter().enumerate() {
-            cache.insert_written(key, Some(Slice::from(i.to_string().as_bytes())), 1);
+            cache.stage(key, Some(Slice::from(i.to_string().as_bytes())), 1);
         }
         for (i, key) in keys.iter().enumerate() {
             assert_eq!(
-                value(&cache.lookup(key, None)),
+                value(&cache.lookup(key, 1)),
                 Some(Some(i.to_string().into_bytes())),
                 "key of {i} bytes"
             );
         }
-        cache.invalidate(&keys[30], 2);
-        assert_eq!(value(&cache.lookup(&keys[30], None)), None);
-        assert!(value(&cache.lookup(&keys[31], None)).is_some());
-        assert!(value(&cache.lookup(&keys[29], None)).is_some());
+        cache.stage(&keys[30], None, 2);
+        assert_eq!(value(&cache.lookup(&keys[30], 1)), None);
+        assert!(value(&cache.lookup(&keys[31], 1)).is_some());
+        assert!(value(&cache.lookup(&keys[29], 1)).is_some());
     }
 
     #[test]
@@ -355,8 +328,7 @@ mod tests {
         let cache = PointCache::new(64 * 1024);
         for i in 0..10_000u32 {
             let key = i.to_be_bytes();
-            cache.invalidate(&key, u64::from(i) + 1);
-            cache.insert_written(&key, Some(Slice::from(vec![0u8; 100])), u64::from(i) + 1);
+            cache.stage(&key, Some(Slice::from(vec![0u8; 100])), u64::from(i) + 1);
         }
         let weight: u64 = cache.shards.iter().map(|s| s.lock().map.weight()).sum();
         assert!(weight <= 64 * 1024 + SHARDS as u64 * 300, "weight {weight}");

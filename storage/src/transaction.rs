@@ -201,7 +201,7 @@ impl Transaction {
         let Some(cache) = &ks.cache else {
             return Ok(snapshot.get(&ks.inner, key)?.map(Slice));
         };
-        if let Cached::Hit(value) = cache.lookup(key, Some(*epoch)) {
+        if let Cached::Hit(value) = cache.lookup(key, *epoch) {
             return Ok(value);
         }
         let value = snapshot.get(&ks.inner, key)?.map(Slice);
@@ -220,7 +220,7 @@ impl Transaction {
         }
         let cache = ks.cache.as_ref()?;
         let (epoch, _) = self.snapshot();
-        match cache.lookup(key, Some(*epoch)) {
+        match cache.lookup(key, *epoch) {
             Cached::Hit(value) => Some(value),
             Cached::Miss => None,
         }
