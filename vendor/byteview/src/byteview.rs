@@ -158,6 +158,15 @@ impl std::cmp::Ord for ByteView {
             if a != b {
                 return a.cmp(&b);
             }
+            if self.is_inline() && other.is_inline() {
+                // SAFETY: both views are inline. Every constructor zeroes the inline buffer
+                // and writes only the view's bytes, so the bytes past its length are zero:
+                // comparing the whole buffers, then the lengths, is the byte order (a shorter
+                // view's zero padding sorts at or below the longer view's bytes, and equal
+                // buffers leave the shorter view first).
+                let (x, y) = unsafe { (&self.trailer.short.data, &other.trailer.short.data) };
+                return cmp_bytes_from(x, y, PREFIX_SIZE).then(self.len().cmp(&other.len()));
+            }
             return cmp_bytes_from(self, other, PREFIX_SIZE);
         }
         self.deref().cmp(&**other)
@@ -1041,9 +1050,14 @@ mod tests {
         }
         for a in &samples {
             let va = ByteView::from(a.as_slice());
+            // The same bytes cut out of a longer view (a different constructor of inline views).
+            let mut longer = a.clone();
+            longer.extend_from_slice(&[0xff; 24]);
+            let va_cut = ByteView::from(longer.as_slice()).slice(..a.len());
             for b in samples.iter().filter(|b| b.len().abs_diff(a.len()) <= 9) {
                 let vb = ByteView::from(b.as_slice());
                 assert_eq!(va.cmp(&vb), a.cmp(b), "{a:?} {b:?}");
+                assert_eq!(va_cut.cmp(&vb), a.cmp(b), "cut {a:?} {b:?}");
             }
         }
     }
