@@ -361,6 +361,35 @@ impl Database {
         Ok(())
     }
 
+    /// Orcinus patch: overwrites the preallocated part of the active journal with zeros ahead
+    /// of its write position, once fewer than `low_water` bytes are zeroed ahead: up to
+    /// `low_water + chunk` bytes past it, unless the position moved more than `max_advance`
+    /// bytes since the previous call. Later fdatasyncs of journal writes into a zeroed and
+    /// synced region need no file system journal commit. Returns the number of bytes zeroed
+    /// (0 for a journal reopened for appending after a restart, which is not zeroed).
+    ///
+    /// # Errors
+    ///
+    /// Returns error, if an IO error occurred (the database is then poisoned).
+    pub fn journal_zero_ahead(
+        &self,
+        low_water: u64,
+        chunk: u64,
+        max_advance: u64,
+    ) -> crate::Result<u64> {
+        if self.is_poisoned.is_poisoned() {
+            return Err(crate::Error::Poisoned);
+        }
+
+        self.supervisor
+            .journal
+            .zero_ahead(low_water, chunk, max_advance)
+            .inspect_err(|e| {
+                log::error!("journal zeroing failed: {e:?}");
+                self.is_poisoned.poison();
+            })
+    }
+
     #[doc(hidden)]
     #[must_use]
     pub fn cache_capacity(&self) -> u64 {

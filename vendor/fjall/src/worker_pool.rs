@@ -166,6 +166,14 @@ struct WorkerState {
     stats: Arc<Stats>,
 }
 
+/// Orcinus patch: a journal fsync a flush runs once it released the journal lock.
+enum DeferredJournalSync {
+    /// The journal was rotated: sync the sealed and the new journal and their directory.
+    Rotation(crate::journal::writer::RotationSync),
+    /// Sync the active journal (its buffer was flushed under the lock), as `persist(SyncAll)`.
+    Journal(std::fs::File),
+}
+
 fn worker_tick(ctx: &WorkerState) -> crate::Result<bool> {
     let Ok(item) = ctx.rx.recv() else {
         return Ok(true);
@@ -187,7 +195,9 @@ fn worker_tick(ctx: &WorkerState) -> crate::Result<bool> {
                 return Ok(false);
             };
 
-            {
+            // Orcinus patch: the journal fsyncs this flush needs run after the journal lock is
+            // released (below), so writers are not stalled behind them.
+            let deferred_sync = {
                 log::trace!("acquiring journal lock to maybe rotate journal");
                 let mut journal_writer = ctx.supervisor.journal.get_writer()?;
 
@@ -206,7 +216,7 @@ fn worker_tick(ctx: &WorkerState) -> crate::Result<bool> {
                         ctx.supervisor.build_seqno_map(&keyspaces)
                     };
 
-                    journal_manager.rotate_journal(&mut journal_writer, seqno_map)?;
+                    let rotation = journal_manager.rotate_journal(&mut journal_writer, seqno_map)?;
 
                     if journal_manager.disk_space_used()
                         >= ctx.supervisor.db_config.max_journaling_size_in_bytes
@@ -222,10 +232,17 @@ fn worker_tick(ctx: &WorkerState) -> crate::Result<bool> {
                             keyspace.request_rotation();
                         }
                     }
+
+                    DeferredJournalSync::Rotation(rotation)
                 } else {
                     // https://github.com/fjall-rs/fjall/issues/329
-                    journal_writer.persist(crate::PersistMode::SyncAll)?;
+                    DeferredJournalSync::Journal(journal_writer.flush_for_deferred_sync()?)
                 }
+            };
+
+            match deferred_sync {
+                DeferredJournalSync::Rotation(rotation) => rotation.run()?,
+                DeferredJournalSync::Journal(file) => file.sync_all()?,
             }
 
             run_flush(

@@ -2,7 +2,7 @@
 // This source code is licensed under both the Apache 2.0 and MIT License
 // (found in the LICENSE-* files in the repository)
 
-use super::writer::Writer;
+use super::writer::{RotationSync, Writer};
 use crate::Keyspace;
 use lsm_tree::{AbstractTree, SeqNo};
 use std::{path::PathBuf, sync::MutexGuard};
@@ -166,14 +166,16 @@ impl JournalManager {
         }
     }
 
+    /// Orcinus patch: returns the rotation's fsyncs, to be run after the journal lock is
+    /// released (see [`Writer::rotate_deferred`]).
     pub(crate) fn rotate_journal(
         &mut self,
         journal_writer: &mut MutexGuard<Writer>,
         watermarks: Vec<EvictionWatermark>,
-    ) -> crate::Result<()> {
+    ) -> crate::Result<RotationSync> {
         let journal_size = journal_writer.len()?;
 
-        let (sealed_path, _) = journal_writer.rotate()?;
+        let (sealed_path, _, sync) = journal_writer.rotate_deferred()?;
 
         self.enqueue(Item {
             path: sealed_path,
@@ -181,6 +183,6 @@ impl JournalManager {
             size_in_bytes: journal_size,
         });
 
-        Ok(())
+        Ok(sync)
     }
 }

@@ -118,6 +118,14 @@ impl Journal {
         Ok(JournalBatchReader::new(raw_reader))
     }
 
+    /// Orcinus patch: see [`Writer::zero_ahead`].
+    pub fn zero_ahead(&self, low_water: u64, chunk: u64, max_advance: u64) -> crate::Result<u64> {
+        let mut journal_writer = self.get_writer()?;
+        journal_writer
+            .zero_ahead(low_water, chunk, max_advance)
+            .map_err(Into::into)
+    }
+
     /// Persists the journal.
     pub fn persist(&self, mode: PersistMode) -> crate::Result<()> {
         let mut journal_writer = self.get_writer()?;

@@ -54,6 +54,98 @@ fn journal_rotation() -> crate::Result<()> {
     Ok(())
 }
 
+/// Orcinus patch: zeroing ahead writes only past the write position (buffered bytes included),
+/// allocates the zeroed blocks, keeps every batch readable, and is skipped after a large advance
+/// and for a journal reopened for appending.
+#[test]
+#[expect(clippy::redundant_clone)]
+fn journal_zero_ahead() -> crate::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+
+    let dir1 = tempdir()?;
+    let db = crate::Database::builder(&dir1).open()?;
+    let keyspace = db.keyspace("default", Default::default)?;
+
+    let dir2 = tempdir()?;
+    let path = dir2.path().join("0.jnl");
+    let batch = [BatchItem::new(keyspace.clone(), *b"a", [1u8; 100], ValueType::Value)];
+    {
+        let journal = Journal::create_new(&path)?;
+        let mut writer = journal.get_writer()?;
+        writer.write_batch(batch.iter(), 1, 0)?; // still in the buffer
+        let blocks_before = std::fs::metadata(&path)?.blocks();
+        assert_eq!(writer.zero_ahead(4096, 8192, 1 << 20)?, 4096 + 8192);
+        assert!(std::fs::metadata(&path)?.blocks() > blocks_before);
+        assert_eq!(writer.zero_ahead(4096, 8192, 1 << 20)?, 0, "enough zeroed ahead");
+        for seqno in 1..100 {
+            writer.write_batch(batch.iter(), 1, seqno)?;
+        }
+        let zeroed = writer.zero_ahead(4096, 8192, 1 << 20)?;
+        assert!(zeroed > 0, "below the low-water mark again");
+        for seqno in 100..2000 {
+            writer.write_batch(batch.iter(), 1, seqno)?;
+        }
+        assert_eq!(writer.zero_ahead(4096, 8192, 1024)?, 0, "advanced too far");
+        writer.persist(PersistMode::SyncAll)?;
+    }
+    let batches = JournalBatchReader::new(JournalReader::new(&path)?)
+        .collect::<crate::Result<Vec<_>>>()?;
+    assert_eq!(batches.len(), 2000);
+    assert!(batches.iter().all(|b| b.items.len() == 1 && b.items[0] == batch[0]));
+
+    let reopened = Journal::from_file(&path)?;
+    assert_eq!(reopened.zero_ahead(4096, 8192, 1 << 20)?, 0, "appending journals stay as they are");
+
+    Ok(())
+}
+
+/// Orcinus patch: a deferred rotation hands the new journal to writers at once, the sealed
+/// journal holds every batch written before it, and both recover before the deferred sync ran.
+#[test]
+#[expect(clippy::redundant_clone)]
+fn journal_rotation_deferred_sync() -> crate::Result<()> {
+    let dir1 = tempdir()?;
+    let db = crate::Database::builder(&dir1).open()?;
+    let keyspace = db.keyspace("default", Default::default)?;
+
+    let dir2 = tempdir()?;
+    let path = dir2.path().join("0.jnl");
+    let next_path = dir2.path().join("1.jnl");
+
+    let first = [BatchItem::new(keyspace.clone(), *b"a", *b"a", ValueType::Value)];
+    let second = [BatchItem::new(keyspace.clone(), *b"b", *b"b", ValueType::Value)];
+    let sync = {
+        let journal = Journal::create_new(&path)?;
+        let mut writer = journal.get_writer()?;
+        writer.write_batch(first.iter(), 1, 0)?;
+        let (sealed, created, sync) = writer.rotate_deferred()?;
+        assert_eq!(sealed, path);
+        assert_eq!(created, next_path);
+        assert_eq!(writer.path, next_path);
+        writer.write_batch(second.iter(), 1, 1)?;
+        writer.persist(PersistMode::Buffer)?;
+        sync
+    };
+    assert_eq!(
+        std::fs::metadata(&next_path)?.len(),
+        writer::PRE_ALLOCATED_BYTES,
+        "the new journal is preallocated"
+    );
+
+    // (Reading truncates each file after its last valid batch.)
+    for (file, expected) in [(&path, &first), (&next_path, &second)] {
+        let batches = JournalBatchReader::new(JournalReader::new(file)?)
+            .collect::<crate::Result<Vec<_>>>()?;
+        assert_eq!(batches.len(), 1, "{}", file.display());
+        assert_eq!(batches[0].items.len(), 1);
+        assert!(batches[0].items[0] == expected[0], "{}", file.display());
+    }
+
+    sync.run()?;
+
+    Ok(())
+}
+
 #[test]
 #[expect(clippy::redundant_clone)]
 fn journal_recovery_active() -> crate::Result<()> {

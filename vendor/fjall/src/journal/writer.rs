@@ -20,6 +20,29 @@ pub const PRE_ALLOCATED_BYTES: u64 = 64 * 1_024 * 1_024;
 
 pub const JOURNAL_BUFFER_BYTES: usize = 8 * 1_024;
 
+/// Orcinus patch: the fsyncs that make a journal rotation durable, deferred by
+/// [`Writer::rotate_deferred`] until the journal lock is released.
+pub struct RotationSync {
+    sealed: File,
+    created: File,
+    folder: PathBuf,
+}
+
+impl RotationSync {
+    /// Syncs the sealed journal, the new journal (its preallocated length) and the directory
+    /// (the new journal's name), as the rotation itself used to under the journal lock.
+    pub fn run(self) -> std::io::Result<()> {
+        self.sealed.sync_all().inspect_err(|e| {
+            log::error!("Failed to fsync sealed journal file: {e:?}");
+        })?;
+        self.created.sync_all().inspect_err(|e| {
+            log::error!("Failed to fsync new journal file: {e:?}");
+        })?;
+        // IMPORTANT: fsync folder on Unix
+        fsync_directory(&self.folder)
+    }
+}
+
 pub struct Writer {
     pub(crate) path: PathBuf,
     file: BufWriter<File>,
@@ -28,6 +51,14 @@ pub struct Writer {
 
     compression: CompressionType,
     compression_threshold: usize,
+
+    /// Orcinus patch: how far the preallocated part of the file has been overwritten with
+    /// zeros ([`Writer::zero_ahead`]); `None` for a file opened for appending (reopened after a
+    /// restart), which is never zeroed.
+    zeroed_to: Option<u64>,
+
+    /// Orcinus patch: the write position at the previous [`Writer::zero_ahead`] call.
+    position_at_zeroing: u64,
 }
 
 /// The persist mode allows setting the durability guarantee of previous writes
@@ -63,8 +94,25 @@ impl Writer {
         Ok(self.file.get_ref().metadata()?.len())
     }
 
+    #[cfg(test)]
     pub fn rotate(&mut self) -> crate::Result<(PathBuf, PathBuf)> {
-        self.persist(PersistMode::SyncAll)?;
+        let (prev_path, new_path, sync) = self.rotate_deferred()?;
+        sync.run()?;
+        Ok((prev_path, new_path))
+    }
+
+    /// Orcinus patch: like [`Writer::rotate`], but the fsyncs that make the rotation durable
+    /// (the sealed journal's data, the new journal's length and the directory entry) are left
+    /// to the returned [`RotationSync`], which the caller runs after it released the journal
+    /// lock, so writers are not stalled behind them (as in fjall PR #282).
+    ///
+    /// Until that sync has returned, the sealed journal's tail is only in the OS page cache: a
+    /// caller that needs the batches of the sealed journal durable (a commit pipeline that
+    /// syncs the active journal itself) must sync the sealed file too.
+    pub fn rotate_deferred(&mut self) -> crate::Result<(PathBuf, PathBuf, RotationSync)> {
+        // Every batch written so far reaches the sealed file before the next one exists.
+        self.persist(PersistMode::Buffer)?;
+        let sealed = self.file.get_ref().try_clone()?;
 
         log::debug!(
             "Sealing active journal at {}, len={}B",
@@ -112,16 +160,36 @@ impl Writer {
 
         let comp = self.compression;
         let compt = self.compression_threshold;
-        *self = Self::create_new(new_path.clone())?;
+        *self = Self::create_new_unsynced(new_path.clone())?;
         self.set_compression(comp, compt);
+        let created = self.file.get_ref().try_clone()?;
 
-        // IMPORTANT: fsync folder on Unix
-        fsync_directory(&folder)?;
-
-        Ok((prev_path, new_path))
+        Ok((
+            prev_path,
+            new_path,
+            RotationSync {
+                sealed,
+                created,
+                folder,
+            },
+        ))
     }
 
     pub fn create_new<P: Into<PathBuf>>(path: P) -> crate::Result<Self> {
+        let writer = Self::create_new_unsynced(path)?;
+
+        writer.file.get_ref().sync_all().inspect_err(|e| {
+            log::error!(
+                "Failed to fsync journal file at {}: {e:?}",
+                writer.path.display()
+            );
+        })?;
+
+        Ok(writer)
+    }
+
+    /// Orcinus patch: [`Writer::create_new`] without its fsync (see [`Writer::rotate_deferred`]).
+    fn create_new_unsynced<P: Into<PathBuf>>(path: P) -> crate::Result<Self> {
         let path = path.into();
 
         let file = File::create_new(&path).inspect_err(|e| {
@@ -135,10 +203,6 @@ impl Writer {
             );
         })?;
 
-        file.sync_all().inspect_err(|e| {
-            log::error!("Failed to fsync journal file at {}: {e:?}", path.display());
-        })?;
-
         Ok(Self {
             path,
             file: BufWriter::new(file),
@@ -146,6 +210,8 @@ impl Writer {
             is_buffer_dirty: false,
             compression: CompressionType::None,
             compression_threshold: 0,
+            zeroed_to: Some(0),
+            position_at_zeroing: 0,
         })
     }
 
@@ -179,6 +245,8 @@ impl Writer {
                 is_buffer_dirty: false,
                 compression: CompressionType::None,
                 compression_threshold: 0,
+                zeroed_to: None,
+                position_at_zeroing: 0,
             });
         }
 
@@ -196,7 +264,66 @@ impl Writer {
             is_buffer_dirty: false,
             compression: CompressionType::None,
             compression_threshold: 0,
+            zeroed_to: None,
+            position_at_zeroing: 0,
         })
+    }
+
+    /// Orcinus patch: overwrites the preallocated part of the file with zeros ahead of the
+    /// write position, once fewer than `low_water` bytes are zeroed ahead of it: from there up
+    /// to `low_water + chunk` bytes past the position (never past the preallocated length).
+    /// Does nothing if the position moved more than `max_advance` bytes since the previous
+    /// call: journal writes that large per call are bound by the disk's bandwidth, which
+    /// writing every byte twice would halve. Returns the number of bytes zeroed.
+    ///
+    /// The preallocated length is a hole: the first write into each block allocates it, so the
+    /// fdatasync that follows must commit the file system's journal (and, under ext4's
+    /// `data=ordered`, wait for other files' data allocated in that transaction). Once zeros
+    /// were written into a block and synced, later writes only overwrite it, and an fdatasync
+    /// of them is a data write plus a device flush. Recovery reads zeros either way. Only the
+    /// region at and past the position is written, which holds no journal data: the position
+    /// includes the buffered bytes.
+    pub(crate) fn zero_ahead(
+        &mut self,
+        low_water: u64,
+        chunk: u64,
+        max_advance: u64,
+    ) -> std::io::Result<u64> {
+        use std::os::unix::fs::FileExt;
+
+        let Some(zeroed_to) = self.zeroed_to else {
+            return Ok(0);
+        };
+        let pos = self.file.stream_position()?;
+        let advance = pos.saturating_sub(self.position_at_zeroing);
+        self.position_at_zeroing = pos;
+        if advance > max_advance || zeroed_to >= pos.saturating_add(low_water) {
+            return Ok(0);
+        }
+        let start = zeroed_to.max(pos);
+        let end = pos
+            .saturating_add(low_water)
+            .saturating_add(chunk)
+            .min(PRE_ALLOCATED_BYTES);
+        if start >= end {
+            return Ok(0);
+        }
+        let zeros = vec![0u8; (end - start).min(1 << 20) as usize];
+        let mut offset = start;
+        while offset < end {
+            let n = (end - offset).min(zeros.len() as u64) as usize;
+            self.file.get_ref().write_all_at(&zeros[..n], offset)?;
+            offset += n as u64;
+        }
+        self.zeroed_to = Some(end);
+        Ok(end - start)
+    }
+
+    /// Orcinus patch: flushes the user-space buffer into the journal file and returns a second
+    /// descriptor of that file, so the caller can fsync it after releasing the journal lock.
+    pub(crate) fn flush_for_deferred_sync(&mut self) -> std::io::Result<File> {
+        self.persist(PersistMode::Buffer)?;
+        self.file.get_ref().try_clone()
     }
 
     /// Persists the journal file.
