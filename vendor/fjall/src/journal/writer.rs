@@ -271,7 +271,9 @@ impl Writer {
 
     /// Orcinus patch: overwrites the preallocated part of the file with zeros ahead of the
     /// write position, once fewer than `low_water` bytes are zeroed ahead of it: from there up
-    /// to `low_water + chunk` bytes past the position (never past the preallocated length).
+    /// to `low_water + chunk` bytes past the position. Past the preallocated length this
+    /// extends the file with zeros, as the preallocation did (a journal grows past it until
+    /// the next memtable flush rotates it).
     /// Does nothing if the position moved more than `max_advance` bytes since the previous
     /// call: journal writes that large per call are bound by the disk's bandwidth, which
     /// writing every byte twice would halve. Returns the number of bytes zeroed.
@@ -301,10 +303,7 @@ impl Writer {
             return Ok(0);
         }
         let start = zeroed_to.max(pos);
-        let end = pos
-            .saturating_add(low_water)
-            .saturating_add(chunk)
-            .min(PRE_ALLOCATED_BYTES);
+        let end = pos.saturating_add(low_water).saturating_add(chunk);
         if start >= end {
             return Ok(0);
         }
