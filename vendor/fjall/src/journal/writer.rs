@@ -307,12 +307,12 @@ impl Writer {
         if start >= end {
             return Ok(0);
         }
-        let zeros = vec![0u8; (end - start).min(1 << 20) as usize];
         let mut offset = start;
         while offset < end {
-            let n = (end - offset).min(zeros.len() as u64) as usize;
-            self.file.get_ref().write_all_at(&zeros[..n], offset)?;
-            offset += n as u64;
+            #[expect(clippy::cast_possible_truncation, reason = "at most 1 MiB")]
+            let piece = vec![0u8; (end - offset).min(1 << 20) as usize];
+            self.file.get_ref().write_all_at(&piece, offset)?;
+            offset += piece.len() as u64;
         }
         self.zeroed_to = Some(end);
         Ok(end - start)
