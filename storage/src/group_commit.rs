@@ -18,11 +18,13 @@
 //! `journal_sync.rs`): the thread reads `target = appended` after the append of every
 //! sequence `<= target` has returned, so their bytes were written into a journal file before the
 //! sync is even chosen. The sync then checks that no journal rotation created a newer file; if
-//! none did, those bytes are in the active file (or in a sealed one, which rotation fsynced
-//! before creating the next file), and the fdatasync of the active file starts after they were
-//! written: it covers them, though appends of later sequences may land while it runs. If a
-//! rotation did happen, or the check cannot be made, that cycle syncs through the LSM's own
-//! locked `persist` instead. Either way `target` is durable when `sync` returns `Ok`.
+//! none did, the bytes appended since the previous sync are in the active file, and the
+//! fdatasync of the active file starts after they were written: it covers them, though appends
+//! of later sequences may land while it runs. If a rotation did happen, or the check cannot be
+//! made, that cycle syncs every journal file from the previous active one up to the newest
+//! (the LSM defers the fsyncs of a rotation until after it released its lock, so a sealed
+//! journal's tail may not be synced yet). Either way `target` is durable when `sync` returns
+//! `Ok`.
 //!
 //! Batching: the commits that arrive during a sync are covered by the next one. Committers
 //! released together by a sync come back together (each client answers its reply with its next
