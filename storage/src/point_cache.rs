@@ -264,7 +264,11 @@ mod tests {
     fn readers_use_only_entries_at_or_below_their_epoch() {
         let cache = PointCache::new(1 << 20);
         cache.stage(b"k", Some(Slice::from(&b"v5"[..])), 5);
-        assert_eq!(value(&cache.lookup(b"k", 4)), None, "commit 5 not yet applied");
+        assert_eq!(
+            value(&cache.lookup(b"k", 4)),
+            None,
+            "commit 5 not yet applied"
+        );
         assert_eq!(value(&cache.lookup(b"k", 5)), Some(Some(b"v5".to_vec())));
         assert_eq!(value(&cache.lookup(b"k", 9)), Some(Some(b"v5".to_vec())));
         // A commit in flight (staged, not yet published) hides the value it replaces.
