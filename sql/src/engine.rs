@@ -27,8 +27,14 @@
 //! REPEATABLE READ reads one snapshot for the whole transaction; READ COMMITTED takes a fresh
 //! snapshot at the start of each statement. A READ ONLY transaction refuses DML and DDL with
 //! 1792. Row-lock waits give up after the session's `innodb_lock_wait_timeout`.
+//!
+//! Admission ([`crate::admission`]): a transaction that stays open across statements (BEGIN,
+//! or the first statement with autocommit off) first takes a slot of the executor's
+//! [`TxnGate`], before its snapshot; it gives the slot back when it ends. Autocommitted
+//! statements never wait there.
 
 use crate::access;
+use crate::admission::{Admission, DEFAULT_IDLE_REVOKE, TxnGate};
 use crate::analytics::{AnalyticsConfig, AnalyticsEngine, RowReader, views};
 use crate::catalog::Catalog;
 use crate::ddl;
@@ -79,6 +85,9 @@ pub struct SessionState {
     db: Option<String>,
     autocommit: bool,
     txn: Option<Transaction>,
+    /// The open transaction's slot in the executor's [`TxnGate`] (`None` when no
+    /// transaction is open, or it was opened without one, e.g. by LOAD DATA).
+    admission: Option<Admission>,
     last_insert_id: u64,
     warnings: u16,
     mode: ExecutionMode,
@@ -109,6 +118,7 @@ impl SessionState {
             db,
             autocommit: true,
             txn: None,
+            admission: None,
             last_insert_id: 0,
             warnings: 0,
             mode: ExecutionMode::Auto,
@@ -228,6 +238,7 @@ impl SessionState {
             && !self.autocommit
             && let Some(txn) = self.txn.take()
         {
+            self.admission = None;
             catalog.commit_txn(txn).await?;
         }
         self.autocommit = on;
@@ -236,8 +247,19 @@ impl SessionState {
 
     /// Rolls back any open transaction (connection close, COM_RESET_CONNECTION).
     pub fn reset(&mut self) {
+        self.admission = None;
         if let Some(txn) = self.txn.take() {
             txn.rollback();
+        }
+    }
+
+    /// After a statement: a transaction still open is now idle between statements; if none is
+    /// open (it ended, or a failure rolled it back), its admission slot is given back.
+    fn after_statement(&mut self) {
+        if self.txn.is_none() {
+            self.admission = None;
+        } else if let Some(admission) = &self.admission {
+            admission.idle();
         }
     }
 
@@ -297,7 +319,11 @@ impl SessionState {
         }
     }
 
+    /// Commits the open transaction, if any. Its admission slot is given back first: what is
+    /// left (the journal append, waiting for durability, releasing its row locks) needs no
+    /// slot, and the next transaction can start meanwhile.
     async fn commit_open(&mut self, catalog: &Catalog) -> SqlResult<()> {
+        self.admission = None;
         if let Some(txn) = self.txn.take() {
             catalog.commit_txn(txn).await?;
         }
@@ -334,7 +360,13 @@ pub struct SqlExecutor {
     engine: Engine,
     catalog: Catalog,
     analytics: AnalyticsEngine,
+    gate: Arc<TxnGate>,
 }
+
+/// Default for how many multi-statement transactions run at once ([`TxnGate`]). On two cores
+/// with sysbench's oltp_read_write, 32 clients already keep the CPU busy; more open
+/// transactions only age their snapshots and lengthen lock holds.
+pub const DEFAULT_MAX_ACTIVE_TRANSACTIONS: usize = 32;
 
 impl SqlExecutor {
     /// Opens the SQL layer over `engine`, loading the catalog, with the analytical executor's
@@ -346,12 +378,33 @@ impl SqlExecutor {
 
     /// Opens the SQL layer with `analytics` as the analytical executor's settings.
     pub fn open_with(engine: Engine, analytics: AnalyticsConfig) -> Result<Arc<Self>, SqlError> {
+        Self::open_configured(
+            engine,
+            analytics,
+            TxnGate::new(DEFAULT_MAX_ACTIVE_TRANSACTIONS, DEFAULT_IDLE_REVOKE),
+        )
+    }
+
+    /// Opens the SQL layer with `analytics` as the analytical executor's settings and `gate`
+    /// admitting its multi-statement transactions.
+    pub fn open_configured(
+        engine: Engine,
+        analytics: AnalyticsConfig,
+        gate: Arc<TxnGate>,
+    ) -> Result<Arc<Self>, SqlError> {
         let catalog = Catalog::open(&engine)?;
         Ok(Arc::new(Self {
             engine,
             catalog,
             analytics: AnalyticsEngine::new(analytics),
+            gate,
         }))
+    }
+
+    /// The transaction admission gate (its counters).
+    #[must_use]
+    pub fn admission(&self) -> &TxnGate {
+        &self.gate
     }
 
     /// The storage engine (statements outside this file open their transactions on it).
@@ -421,8 +474,12 @@ impl SqlExecutor {
         characteristics: TxnCharacteristics,
     ) -> SqlResult<()> {
         session.commit_open(&self.catalog).await?;
+        session.admission = Some(self.gate.admit().await);
         let txn = session.begin_transaction(&self.engine, characteristics);
         session.txn = Some(txn);
+        // Waiting for the client's first statement: idle, so a client that never sends one
+        // cannot keep the slot from others.
+        session.after_statement();
         Ok(())
     }
 
@@ -489,6 +546,24 @@ impl SqlExecutor {
     }
 
     async fn run(
+        &self,
+        session: &mut SessionState,
+        p: &Plan,
+        params: &[Datum],
+    ) -> SqlResult<StatementResult> {
+        match &session.admission {
+            Some(admission) => admission.busy(),
+            None if session.txn.is_none() && !session.autocommit && p.opens_transaction() => {
+                session.admission = Some(self.gate.admit().await);
+            }
+            None => {}
+        }
+        let res = self.run_admitted(session, p, params).await;
+        session.after_statement();
+        res
+    }
+
+    async fn run_admitted(
         &self,
         session: &mut SessionState,
         p: &Plan,

@@ -13,6 +13,7 @@
 
 pub mod access;
 pub mod accounts;
+pub mod admission;
 pub mod aggregate;
 pub mod analytics;
 pub mod bind;

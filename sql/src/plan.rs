@@ -83,6 +83,20 @@ pub enum Plan {
 }
 
 impl Plan {
+    /// True if, with autocommit off and no transaction open, this statement opens one that
+    /// stays open (BEGIN opens its own; DDL and COMMIT / ROLLBACK open none).
+    #[must_use]
+    pub fn opens_transaction(&self) -> bool {
+        match self {
+            Self::Select(_)
+            | Self::Insert(_)
+            | Self::Modify(_)
+            | Self::Explain(_)
+            | Self::Analytic(_) => true,
+            Self::Begin | Self::Commit | Self::Rollback | Self::Ddl(_) => false,
+        }
+    }
+
     /// Number of `?` parameters.
     #[must_use]
     pub fn param_count(&self) -> usize {

@@ -81,6 +81,11 @@ pub struct MysqlSettings {
     /// (its column cache; 0 turns it off). Unset: an eighth of physical memory, at least
     /// 256 MiB.
     pub analytics_column_cache_bytes: Option<u64>,
+    /// How many transactions that span statements (BEGIN … COMMIT, or any with autocommit off)
+    /// run at once; later ones wait for a slot before they start (0: no limit). Past about
+    /// this many, more open transactions only age their snapshots and hold their row locks
+    /// longer, so throughput falls (see `orcinus_sql::admission`).
+    pub max_active_transactions: usize,
 }
 
 impl Default for MysqlSettings {
@@ -95,6 +100,7 @@ impl Default for MysqlSettings {
             local_infile: true,
             secure_file_priv: "mysql-files".to_owned(),
             analytics_column_cache_bytes: None,
+            max_active_transactions: orcinus_sql::engine::DEFAULT_MAX_ACTIVE_TRANSACTIONS,
         }
     }
 }
@@ -144,6 +150,7 @@ pub fn open_sql(
         lock_wait_timeout: lock_wait_ms.div_ceil(1000),
         local_infile: settings.local_infile,
         secure_file_priv,
+        max_active_transactions: settings.max_active_transactions as u64,
     };
     let mut analytics = AnalyticsConfig::default();
     if let Some(bytes) = settings.analytics_column_cache_bytes {

@@ -99,7 +99,16 @@ impl FrontendSession {
                 } else {
                     self.questions
                 };
+                let admission = self.executor.admission();
                 let rows = vec![
+                    (
+                        "Orcinus_transaction_admission_revocations".to_owned(),
+                        admission.revocations().to_string(),
+                    ),
+                    (
+                        "Orcinus_transaction_admission_waits".to_owned(),
+                        admission.waits().to_string(),
+                    ),
                     ("Questions".to_owned(), questions.to_string()),
                     (
                         "Threads_connected".to_owned(),

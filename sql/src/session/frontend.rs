@@ -13,6 +13,7 @@
 //!   session state follows the variable store (`answers::sync_state`);
 //! - closing or resetting a session rolls back its open transaction.
 
+use crate::admission::{DEFAULT_IDLE_REVOKE, TxnGate};
 use crate::analytics::AnalyticsConfig;
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -87,7 +88,14 @@ impl SqlFrontend {
         analytics: AnalyticsConfig,
     ) -> SqlResult<Self> {
         Ok(Self {
-            executor: SqlExecutor::open_with(storage, analytics)?,
+            executor: SqlExecutor::open_configured(
+                storage,
+                analytics,
+                TxnGate::new(
+                    usize::try_from(defaults.max_active_transactions).unwrap_or(usize::MAX),
+                    DEFAULT_IDLE_REVOKE,
+                ),
+            )?,
             accounts,
             globals: GlobalVariables::new(&defaults),
             defaults,

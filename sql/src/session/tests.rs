@@ -16,6 +16,7 @@ fn defaults() -> VariableDefaults {
         lock_wait_timeout: 2,
         local_infile: true,
         secure_file_priv: None,
+        max_active_transactions: 32,
     }
 }
 

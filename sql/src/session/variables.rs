@@ -115,6 +115,9 @@ pub struct VariableDefaults {
     /// `@@secure_file_priv`: the only directory server-side `LOAD DATA` reads from; `None`
     /// disables it (MySQL's NULL), an empty path allows any file (MySQL's empty value).
     pub secure_file_priv: Option<std::path::PathBuf>,
+    /// `@@orcinus_max_active_transactions`: how many multi-statement transactions run at once,
+    /// 0 for no limit (read-only; the executor's admission gate, `crate::admission`).
+    pub max_active_transactions: u64,
 }
 
 fn definitions(defaults: &VariableDefaults) -> BTreeMap<&'static str, Definition> {
@@ -230,6 +233,12 @@ fn definitions(defaults: &VariableDefaults) -> BTreeMap<&'static str, Definition
             text("auto"),
             OneOf(EXECUTION_MODES),
             Session,
+        ),
+        (
+            "orcinus_max_active_transactions",
+            int(defaults.max_active_transactions),
+            ReadOnly,
+            Global,
         ),
         // There is no performance_schema.
         (
@@ -605,6 +614,7 @@ mod tests {
             lock_wait_timeout: 50,
             local_infile: true,
             secure_file_priv: None,
+            max_active_transactions: 32,
         })
     }
 

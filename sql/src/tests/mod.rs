@@ -33,6 +33,16 @@ impl TestDb {
         SqlExecutor::open(storage).unwrap()
     }
 
+    /// A fresh database whose executor admits at most `limit` open transactions, revoking
+    /// the slots of transactions idle for `idle_revoke` ([`crate::admission`]).
+    pub fn with_gate(limit: usize, idle_revoke: std::time::Duration) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = Engine::open(StorageConfig::for_test(dir.path().to_path_buf())).unwrap();
+        let gate = crate::admission::TxnGate::new(limit, idle_revoke);
+        let sql = SqlExecutor::open_configured(storage, Default::default(), gate).unwrap();
+        Self { dir, sql }
+    }
+
     /// Closes and reopens the engine on the same directory.
     pub fn reopen(self) -> Self {
         let TestDb { dir, sql } = self;

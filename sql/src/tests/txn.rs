@@ -294,3 +294,97 @@ async fn short_pk_ranges_agree_with_full_scans() {
     assert_eq!(check(&db, &mut c, 1, 120).await, after);
     check(&db, &mut c, 1, 399).await;
 }
+
+/// Admission with one slot: a second transaction waits at BEGIN (before its snapshot) until
+/// the first ends, so it sees the first's commit; autocommitted statements never wait; with
+/// autocommit off the first statement takes the slot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admission_queues_transactions_beyond_the_limit() {
+    let db = Arc::new(TestDb::with_gate(1, Duration::from_secs(60)));
+    let mut a = db.session().await;
+    db.ok(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+        .await;
+    db.ok(&mut a, "INSERT INTO t VALUES (1, 0), (2, 0)").await;
+    db.ok(&mut a, "BEGIN").await;
+    db.ok(&mut a, "UPDATE t SET v = 1 WHERE id = 1").await;
+    let waiting = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            let mut b = db.session().await;
+            db.ok(&mut b, "START TRANSACTION").await;
+            let seen = db.rows(&mut b, "SELECT v FROM t WHERE id = 1").await;
+            db.ok(&mut b, "COMMIT").await;
+            seen
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !waiting.is_finished(),
+        "the second BEGIN waits for the slot"
+    );
+    let mut c = db.session().await;
+    db.ok(&mut c, "UPDATE t SET v = 2 WHERE id = 2").await;
+    assert_eq!(
+        db.rows(&mut c, "SELECT v FROM t WHERE id = 2").await,
+        [["2"]]
+    );
+    db.ok(&mut a, "COMMIT").await;
+    let seen = tokio::time::timeout(Duration::from_secs(10), waiting)
+        .await
+        .expect("admitted once the first transaction committed")
+        .unwrap();
+    assert_eq!(seen, [["1"]], "its snapshot was taken after admission");
+    assert_eq!(db.sql.admission().waits(), 1);
+
+    // Autocommit off: the first statement opens the transaction and takes the slot.
+    let mut d = db.session().await;
+    d.set_autocommit(false, db.sql.catalog()).await.unwrap();
+    db.ok(&mut d, "SELECT v FROM t WHERE id = 1").await;
+    let blocked = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            let mut e = db.session().await;
+            db.ok(&mut e, "BEGIN").await;
+            db.ok(&mut e, "ROLLBACK").await;
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !blocked.is_finished(),
+        "the open autocommit-off transaction holds the slot"
+    );
+    db.ok(&mut d, "ROLLBACK").await;
+    tokio::time::timeout(Duration::from_secs(10), blocked)
+        .await
+        .expect("admitted after the rollback")
+        .unwrap();
+    assert_eq!(db.sql.admission().revocations(), 0);
+}
+
+/// A transaction idle between statements loses its slot to a waiter after the idle limit,
+/// and still finishes normally afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admission_revokes_the_slot_of_an_idle_transaction() {
+    let db = Arc::new(TestDb::with_gate(1, Duration::from_millis(50)));
+    let mut a = db.session().await;
+    db.ok(&mut a, "CREATE TABLE t (id INT PRIMARY KEY, v INT)")
+        .await;
+    db.ok(&mut a, "INSERT INTO t VALUES (1, 0)").await;
+    db.ok(&mut a, "BEGIN").await;
+    db.ok(&mut a, "UPDATE t SET v = 1 WHERE id = 1").await;
+    let mut b = db.session().await;
+    tokio::time::timeout(Duration::from_secs(10), db.ok(&mut b, "BEGIN"))
+        .await
+        .expect("the idle transaction's slot is revoked");
+    assert_eq!(
+        db.rows(&mut b, "SELECT v FROM t WHERE id = 1").await,
+        [["0"]]
+    );
+    db.ok(&mut a, "COMMIT").await;
+    db.ok(&mut b, "COMMIT").await;
+    assert_eq!(
+        db.rows(&mut b, "SELECT v FROM t WHERE id = 1").await,
+        [["1"]]
+    );
+    assert_eq!(db.sql.admission().revocations(), 1);
+}
