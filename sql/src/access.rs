@@ -461,6 +461,27 @@ pub fn fetch(
     fetch_rows(ctx, table, access, None, &mut |k, row| f(k.to_vec(), row))
 }
 
+/// The row keys of [`Access::PkPoints`] `points` of `table` (distinct, in key order, as the
+/// points are).
+pub fn point_keys(table: &Table, points: &[Datum]) -> SqlResult<Vec<Vec<u8>>> {
+    let def = &table.def;
+    let ty = def
+        .primary_key
+        .first()
+        .and_then(|c| table.types.get(*c))
+        .copied()
+        .unwrap_or(rowio::ROWID_TYPE);
+    let prefix = key::row_prefix(def.id);
+    points
+        .iter()
+        .map(|p| {
+            let mut k = prefix.clone();
+            key::encode(&mut k, p, ty)?;
+            Ok(k)
+        })
+        .collect()
+}
+
 /// A row visitor: `f(row_key, row)` returns `false` to stop.
 pub type RowVisitor<'f> = dyn FnMut(&[u8], Vec<Datum>) -> SqlResult<bool> + 'f;
 

@@ -353,6 +353,13 @@ impl PreparedPlan {
     pub fn columns(&self) -> &[OutputColumn] {
         &self.columns
     }
+
+    /// True if the plan was prepared under `session`'s current database and execution mode
+    /// (the inputs of planning besides the statement and the catalog).
+    #[must_use]
+    pub fn fits(&self, session: &SessionState) -> bool {
+        self.db.as_deref() == session.database() && self.mode == session.mode
+    }
 }
 
 /// The statement executor: catalog plus storage. Shared by all sessions.

@@ -647,6 +647,48 @@ impl SortSlot {
     }
 }
 
+/// Sorts output rows by the ORDER BY keys (stable: equal rows keep their order). One key whose
+/// every value is a string (`ORDER BY c`) is sorted through a list of (key bytes, row index)
+/// compared with the string comparison alone, which [`value::sort_cmp`] would reach after its
+/// NULL and type checks; the result is the same order.
+fn sort_rows(out: &mut Vec<(Vec<Datum>, Vec<Datum>)>, sort: &SortKeys, order: &[(BExpr, bool)]) {
+    if let ([slot], [(_, desc)]) = (sort.slots.as_slice(), order) {
+        let keys: Option<Vec<&[u8]>> = out
+            .iter()
+            .map(|(v, k)| match slot.pick(v, k) {
+                Datum::Bytes(b) => Some(b.as_slice()),
+                _ => None,
+            })
+            .collect();
+        if let Some(keys) = keys {
+            let mut index: Vec<usize> = (0..keys.len()).collect();
+            index.sort_by(|&a, &b| {
+                let o = match (keys.get(a), keys.get(b)) {
+                    (Some(x), Some(y)) => value::string_cmp(x, y),
+                    _ => std::cmp::Ordering::Equal,
+                };
+                if *desc { o.reverse() } else { o }
+            });
+            let mut rows: Vec<Option<(Vec<Datum>, Vec<Datum>)>> =
+                std::mem::take(out).into_iter().map(Some).collect();
+            *out = index
+                .into_iter()
+                .filter_map(|i| rows.get_mut(i).and_then(Option::take))
+                .collect();
+            return;
+        }
+    }
+    out.sort_by(|(va, ka), (vb, kb)| {
+        for (slot, (_, desc)) in sort.slots.iter().zip(order) {
+            let o = value::sort_cmp(slot.pick(va, ka), slot.pick(vb, kb));
+            if o != std::cmp::Ordering::Equal {
+                return if *desc { o.reverse() } else { o };
+            }
+        }
+        std::cmp::Ordering::Equal
+    });
+}
+
 /// The ORDER BY keys of a query, each as a [`SortSlot`].
 struct SortKeys {
     slots: Vec<SortSlot>,
@@ -871,15 +913,7 @@ fn execute_with_source(
         out = distinct_rows(out);
     }
     if !order.is_empty() {
-        out.sort_by(|(va, ka), (vb, kb)| {
-            for (slot, (_, desc)) in sort.slots.iter().zip(&order) {
-                let o = value::sort_cmp(slot.pick(va, ka), slot.pick(vb, kb));
-                if o != std::cmp::Ordering::Equal {
-                    return if *desc { o.reverse() } else { o };
-                }
-            }
-            std::cmp::Ordering::Equal
-        });
+        sort_rows(&mut out, &sort, &order);
     }
     let rows: Vec<Vec<Datum>> = out
         .into_iter()

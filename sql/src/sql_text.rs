@@ -74,37 +74,41 @@ pub(crate) fn tokenize(sql: &str) -> Vec<Token> {
 
 /// The first `max_tokens` tokens of `sql` (comments skipped).
 pub(crate) fn tokenize_prefix(sql: &str, max_tokens: usize) -> Vec<Token> {
-    let chars: Vec<char> = sql.chars().collect();
-    let at = |i: usize| chars.get(i).copied().unwrap_or('\0');
+    let mut chars = DecodedPrefix {
+        decoded: Vec::new(),
+        rest: sql.chars(),
+    };
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
     let mut tokens = Vec::new();
     let mut i = 0;
-    while i < chars.len() && tokens.len() < max_tokens {
-        let c = at(i);
+    while chars.has(i) && tokens.len() < max_tokens {
+        let c = chars.at(i);
         if c.is_whitespace() {
             i += 1;
-        } else if c == '/' && at(i + 1) == '*' {
-            if at(i + 2) == '!' {
+        } else if c == '/' && chars.at(i + 1) == '*' {
+            if chars.at(i + 2) == '!' {
                 tokens.push(Token::Unsupported);
             }
             i += 2;
-            while i < chars.len() && !(at(i) == '*' && at(i + 1) == '/') {
+            while chars.has(i) && !(chars.at(i) == '*' && chars.at(i + 1) == '/') {
                 i += 1;
             }
             i += 2;
-        } else if c == '#' || (c == '-' && at(i + 1) == '-' && at(i + 2).is_whitespace()) {
-            while i < chars.len() && at(i) != '\n' {
+        } else if c == '#'
+            || (c == '-' && chars.at(i + 1) == '-' && chars.at(i + 2).is_whitespace())
+        {
+            while chars.has(i) && chars.at(i) != '\n' {
                 i += 1;
             }
         } else if matches!(c, '\'' | '"' | '`') {
             let mut text = String::new();
             i += 1;
-            while i < chars.len() {
-                let d = at(i);
+            while chars.has(i) {
+                let d = chars.at(i);
                 if d == '\\' && c != '`' {
-                    text.push(at(i + 1));
+                    text.push(chars.at(i + 1));
                     i += 2;
-                } else if d == c && at(i + 1) == c {
+                } else if d == c && chars.at(i + 1) == c {
                     text.push(c);
                     i += 2;
                 } else if d == c {
@@ -120,31 +124,25 @@ pub(crate) fn tokenize_prefix(sql: &str, max_tokens: usize) -> Vec<Token> {
             } else {
                 Token::Quoted(text)
             });
-        } else if c == '@' && at(i + 1) == '@' {
+        } else if c == '@' && chars.at(i + 1) == '@' {
             let start = i + 2;
             i = start;
-            while is_word(at(i)) || at(i) == '.' {
+            while is_word(chars.at(i)) || chars.at(i) == '.' {
                 i += 1;
             }
-            tokens.push(Token::SystemVariable(
-                chars.get(start..i).unwrap_or_default().iter().collect(),
-            ));
+            tokens.push(Token::SystemVariable(chars.collect(start, i)));
         } else if c.is_ascii_digit() {
             let start = i;
-            while is_word(at(i)) || at(i) == '.' {
+            while is_word(chars.at(i)) || chars.at(i) == '.' {
                 i += 1;
             }
-            tokens.push(Token::Number(
-                chars.get(start..i).unwrap_or_default().iter().collect(),
-            ));
+            tokens.push(Token::Number(chars.collect(start, i)));
         } else if is_word(c) {
             let start = i;
-            while is_word(at(i)) {
+            while is_word(chars.at(i)) {
                 i += 1;
             }
-            tokens.push(Token::Word(
-                chars.get(start..i).unwrap_or_default().iter().collect(),
-            ));
+            tokens.push(Token::Word(chars.collect(start, i)));
         } else if matches!(c, '(' | ')' | ',' | '=' | '.') {
             tokens.push(Token::Punct(c));
             i += 1;
@@ -154,6 +152,44 @@ pub(crate) fn tokenize_prefix(sql: &str, max_tokens: usize) -> Vec<Token> {
         }
     }
     tokens
+}
+
+/// The characters of a text decoded only as far as they are looked at, so reading the first
+/// tokens of a long statement does not decode all of it.
+struct DecodedPrefix<'a> {
+    decoded: Vec<char>,
+    rest: std::str::Chars<'a>,
+}
+
+impl DecodedPrefix<'_> {
+    /// True if the text has a character at `i`.
+    fn has(&mut self, i: usize) -> bool {
+        while self.decoded.len() <= i {
+            match self.rest.next() {
+                Some(c) => self.decoded.push(c),
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// The character at `i`, `'\0'` past the end.
+    fn at(&mut self, i: usize) -> char {
+        if self.has(i) {
+            self.decoded.get(i).copied().unwrap_or('\0')
+        } else {
+            '\0'
+        }
+    }
+
+    /// The characters `start..end` (already looked at) as a string.
+    fn collect(&self, start: usize, end: usize) -> String {
+        self.decoded
+            .get(start..end)
+            .unwrap_or_default()
+            .iter()
+            .collect()
+    }
 }
 
 /// A statement that is entirely one MySQL executable comment (`/*!40101 SET NAMES utf8 */`, as

@@ -243,6 +243,12 @@ pub fn truth(d: &Datum) -> Option<bool> {
     }
 }
 
+/// How [`compare`] orders two strings (the case-insensitive collation).
+#[must_use]
+pub fn string_cmp(a: &[u8], b: &[u8]) -> Ordering {
+    ci_cmp(a, b)
+}
+
 /// Compares as the case-insensitive collation does (ASCII letters folded to lower case). Equal
 /// bytes are skipped eight at a time; only a differing pair is folded.
 fn ci_cmp(a: &[u8], b: &[u8]) -> Ordering {

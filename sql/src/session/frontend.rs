@@ -44,6 +44,7 @@ use super::prepared::{Prepared, user_variable_select};
 use super::probe::Probe;
 use super::processlist::{Process, ProcessList};
 use super::sql_prepare;
+use super::text_plans::{self, Shaped, TextPlans};
 use super::traits::{
     LocalInfile, NoLocalInfile, QueryResponse, SessionContext, SessionTimeouts, SqlEngine,
     SqlSession,
@@ -167,6 +168,7 @@ impl SqlEngine for SqlFrontend {
             state,
             prepared: HashMap::new(),
             named_statements: HashMap::new(),
+            text_plans: TextPlans::default(),
             last_statement_id: 0,
             questions: 0,
         };
@@ -186,6 +188,8 @@ pub struct FrontendSession {
     pub(super) prepared: HashMap<StatementId, Prepared>,
     /// Statements prepared with SQL `PREPARE`, by lower-case name: id and placeholder count.
     pub(super) named_statements: HashMap<String, (StatementId, usize)>,
+    /// Prepared plans of text INSERT shapes (`text_plans.rs`).
+    text_plans: TextPlans,
     last_statement_id: StatementId,
     /// Statements this session ran (`SHOW SESSION STATUS LIKE 'Questions'`).
     pub(super) questions: u64,
@@ -263,13 +267,49 @@ impl FrontendSession {
     /// Runs `statement` in the executor, with session functions and user variables replaced by
     /// their values first (`functions.rs`).
     async fn run_executor(&mut self, statement: &str) -> SqlResult<StatementResult> {
-        let rewritten = functions::rewrite(statement, &self.session_values())?;
+        let rewritten = if functions::may_mention(statement) {
+            functions::rewrite(statement, &self.session_values())?
+        } else {
+            None
+        };
+        if rewritten.is_none()
+            && let Some(shaped) = text_plans::shape(statement)
+            && let Some(result) = self.run_shaped(shaped).await
+        {
+            return result;
+        }
         let text = rewritten.as_deref().unwrap_or(statement);
         let mut last = None;
         for result in self.executor.execute(&mut self.state, text).await {
             last = Some(result?);
         }
         last.ok_or(SqlError::EmptyQuery)
+    }
+
+    /// Runs a shaped text statement through its kept plan, preparing and keeping the plan on
+    /// first sight; `None` if the shape does not prepare (the statement then runs as text).
+    async fn run_shaped(&mut self, shaped: Shaped) -> Option<SqlResult<StatementResult>> {
+        let plan = match self.text_plans.get(&shaped.shape) {
+            Some(plan) if plan.fits(&self.state) => plan,
+            _ => {
+                let plan = self
+                    .executor
+                    .prepare(&self.state, &shaped.shape)
+                    .await
+                    .ok()?;
+                if plan.param_count() != shaped.params.len() || !plan.columns().is_empty() {
+                    return None;
+                }
+                let plan = Arc::new(plan);
+                self.text_plans.insert(shaped.shape, Arc::clone(&plan));
+                plan
+            }
+        };
+        Some(
+            self.executor
+                .execute_prepared(&mut self.state, &plan, &shaped.params)
+                .await,
+        )
     }
 
     /// `SET @a = expr, …`: every expression is evaluated (together, as one
@@ -534,6 +574,7 @@ impl SqlSession for FrontendSession {
         self.sync_state();
         self.prepared.clear();
         self.named_statements.clear();
+        self.text_plans.clear();
         Ok(())
     }
 

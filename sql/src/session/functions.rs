@@ -55,17 +55,29 @@ const FUNCTIONS: &[&str] = &[
     "found_rows",
 ];
 
-/// True if `statement` may contain a session function or a user variable (a cheap byte scan).
+/// True if `statement` may contain a session function or a user variable (a cheap byte scan:
+/// an `@` followed by a letter or `_` that does not follow another `@`, or a `(` right after a
+/// word that ends with one of [`FUNCTIONS`], in any case).
 pub(super) fn may_mention(statement: &str) -> bool {
-    let lower = statement.to_ascii_lowercase();
-    let bytes = lower.as_bytes();
-    let user_variable = bytes.windows(2).enumerate().any(|(i, w)| {
-        w.first() == Some(&b'@')
-            && w.get(1)
+    let bytes = statement.as_bytes();
+    bytes.iter().enumerate().any(|(i, &b)| match b {
+        b'@' => {
+            bytes
+                .get(i + 1)
                 .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-            && (i == 0 || bytes.get(i - 1) != Some(&b'@'))
-    });
-    user_variable || FUNCTIONS.iter().any(|f| lower.contains(&format!("{f}(")))
+                && (i == 0 || bytes.get(i - 1) != Some(&b'@'))
+        }
+        b'(' => {
+            let before = bytes.get(..i).unwrap_or_default();
+            FUNCTIONS.iter().any(|f| {
+                before.len() >= f.len()
+                    && before
+                        .get(before.len() - f.len()..)
+                        .is_some_and(|tail| tail.eq_ignore_ascii_case(f.as_bytes()))
+            })
+        }
+        _ => false,
+    })
 }
 
 fn literal(d: &Datum) -> Expr {

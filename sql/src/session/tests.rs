@@ -200,3 +200,61 @@ async fn prepared_statements_reset_and_close() {
     assert!(cols[0].flags.contains(ColumnFlags::PRIMARY_KEY));
     drop(dir);
 }
+
+#[tokio::test]
+async fn text_inserts_of_one_shape_follow_ddl_database_and_auto_increment() {
+    let (_dir, f) = frontend().await;
+    let mut s = f.open_session(context(None)).await.unwrap();
+    ok(&mut s, "CREATE DATABASE d").await;
+    ok(&mut s, "CREATE DATABASE e").await;
+    ok(&mut s, "USE d").await;
+    ok(
+        &mut s,
+        "CREATE TABLE t (id INT AUTO_INCREMENT PRIMARY KEY, c CHAR(10))",
+    )
+    .await;
+    ok(&mut s, "CREATE TABLE e.t (id INT PRIMARY KEY, c CHAR(10))").await;
+    // Same shape, different values: 0 generates the next AUTO_INCREMENT value each time.
+    for c in ["a", "it''s"] {
+        let QueryOutcome::Done(done) =
+            ok(&mut s, &format!("INSERT INTO t (id, c) VALUES (0, '{c}')")).await
+        else {
+            panic!("insert")
+        };
+        assert_eq!(done.affected_rows, 1);
+        assert_eq!(done.last_insert_id, s.state.last_insert_id());
+    }
+    // Errors are the text path's: duplicate key, then a value count that does not match.
+    let dup = s.query("INSERT INTO t (id, c) VALUES (1, 'x')").await;
+    assert!(
+        matches!(dup.error, Some(SqlError::DuplicateEntry { .. })),
+        "{:?}",
+        dup.error
+    );
+    let count = s.query("INSERT INTO t (id, c) VALUES (5)").await;
+    assert!(
+        matches!(count.error, Some(SqlError::ColumnCount(1))),
+        "{:?}",
+        count.error
+    );
+    // DDL after the shape was kept: the plan is re-bound against the new definition.
+    ok(&mut s, "CREATE INDEX ic ON t (c)").await;
+    ok(&mut s, "INSERT INTO t (id, c) VALUES (10, 'z')").await;
+    // Another database with a table of the same name: the statement means that table there.
+    ok(&mut s, "USE e").await;
+    ok(&mut s, "INSERT INTO t (id, c) VALUES (10, 'in e')").await;
+    ok(&mut s, "USE d").await;
+    let r = rows(ok(&mut s, "SELECT id, c FROM t ORDER BY id").await);
+    assert_eq!(
+        r,
+        vec![
+            vec![Value::Int(1), Value::text("a")],
+            vec![Value::Int(2), Value::text("it's")],
+            vec![Value::Int(10), Value::text("z")],
+        ]
+    );
+    let r = rows(ok(&mut s, "SELECT id, c FROM e.t").await);
+    let ix = rows(ok(&mut s, "SELECT id FROM t WHERE c = 'z'").await);
+    assert_eq!(ix, vec![vec![Value::Int(10)]]);
+    assert_eq!(r, vec![vec![Value::Int(10), Value::text("in e")]]);
+}

@@ -121,6 +121,53 @@ async fn repeatable_read_and_autocommit_switch() {
     );
 }
 
+#[tokio::test]
+async fn point_writes_act_on_rows_committed_after_the_snapshot() {
+    let (db, mut a, mut b) = two_sessions().await;
+    db.ok(&mut a, "BEGIN").await;
+    assert!(
+        db.rows(&mut a, "SELECT k FROM sbtest1 WHERE id = 9")
+            .await
+            .is_empty()
+    );
+    db.ok(
+        &mut b,
+        "INSERT INTO sbtest1 (id, k) VALUES (9, 90), (8, 80)",
+    )
+    .await;
+    db.ok(&mut b, "UPDATE sbtest1 SET k = 30 WHERE id = 3")
+        .await;
+    // UPDATE and DELETE by primary key read the latest committed row, as InnoDB's current read
+    // does: the row inserted after `a`'s snapshot is updated, the other deleted, and the WHERE
+    // is checked against the latest version (k is 30 now, not 3).
+    let r = db
+        .ok(&mut a, "UPDATE sbtest1 SET k = k + 1 WHERE id = 9")
+        .await;
+    assert_eq!(affected(&r), 1);
+    let r = db.ok(&mut a, "DELETE FROM sbtest1 WHERE id = 8").await;
+    assert_eq!(affected(&r), 1);
+    let r = db
+        .ok(&mut a, "UPDATE sbtest1 SET k = 0 WHERE id = 3 AND k = 3")
+        .await;
+    assert_eq!(affected(&r), 0);
+    let r = db
+        .ok(
+            &mut a,
+            "UPDATE sbtest1 SET k = 31 WHERE id IN (3, 4) AND k = 30",
+        )
+        .await;
+    assert_eq!(affected(&r), 1);
+    db.ok(&mut a, "COMMIT").await;
+    assert_eq!(
+        db.rows(
+            &mut b,
+            "SELECT id, k FROM sbtest1 WHERE id >= 3 ORDER BY id"
+        )
+        .await,
+        vec![vec!["3", "31"], vec!["9", "91"]]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn delete_then_insert_of_same_id_waits_and_succeeds() {
     let (db, mut a, mut b) = two_sessions().await;
