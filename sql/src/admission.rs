@@ -90,12 +90,6 @@ impl TxnGate {
         })
     }
 
-    /// The configured limit (0: none).
-    #[must_use]
-    pub fn limit(&self) -> usize {
-        self.limit
-    }
-
     /// Transactions that had to wait for a slot, since start.
     #[must_use]
     pub fn waits(&self) -> u64 {
@@ -173,12 +167,6 @@ impl TxnGate {
 }
 
 impl Admission {
-    /// An admission that holds no slot (the gate is off, or for callers that bypass it).
-    #[must_use]
-    pub fn unlimited() -> Self {
-        Self { held: None }
-    }
-
     /// The transaction is running a statement: its slot cannot be revoked meanwhile.
     pub fn busy(&self) {
         if let Some(h) = &self.held {
@@ -206,8 +194,8 @@ impl Admission {
     }
 
     /// True while this transaction holds a slot (not revoked, gate on).
-    #[must_use]
-    pub fn holds_slot(&self) -> bool {
+    #[cfg(test)]
+    fn holds_slot(&self) -> bool {
         self.held
             .as_ref()
             .is_some_and(|h| h.slot.state.load(Ordering::Acquire) != REVOKED)
