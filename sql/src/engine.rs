@@ -704,7 +704,13 @@ impl SqlExecutor {
     ) -> SqlResult<(StatementResult, Option<u64>)> {
         let mut ctx = StmtCtx::new(txn, self.catalog.data().clone());
         let out = match p {
-            Plan::Select(s) => (select::execute(s, &ctx, params, last_id)?, None),
+            Plan::Select(s) => match s.lock {
+                None => (select::execute(s, &ctx, params, last_id)?, None),
+                Some(wait) => (
+                    select::execute_locking(s, &mut ctx, params, last_id, wait).await?,
+                    None,
+                ),
+            },
             Plan::Insert(i) => dml::execute_insert(i, &mut ctx, params, last_id).await?,
             Plan::Modify(m) => (
                 dml::execute_modify(m, &mut ctx, params, last_id).await?,

@@ -147,6 +147,14 @@ pub enum SqlError {
     /// 1205
     #[error("Lock wait timeout exceeded; try restarting transaction")]
     LockWaitTimeout,
+    /// 3572: a locking read with NOWAIT met a row another transaction holds.
+    #[error(
+        "Statement aborted because lock(s) could not be acquired immediately and NOWAIT is set."
+    )]
+    LockNowait,
+    /// 3568: `FOR UPDATE OF name` where name is not a table of the query.
+    #[error("Unresolved table name `{0}` in locking clause.")]
+    UnresolvedLockTable(String),
     /// 1235: valid SQL that Orcinus does not run (yet); names the statement or clause.
     #[error("This version of Orcinus doesn't yet support '{0}'")]
     NotSupported(String),
@@ -359,6 +367,8 @@ impl SqlError {
             Self::WrongArguments(_) => 1210,
             Self::Deadlock => 1213,
             Self::LockWaitTimeout => 1205,
+            Self::LockNowait => 3572,
+            Self::UnresolvedLockTable(_) => 3568,
             Self::NotSupported(_) => 1235,
             Self::UnsupportedInPreparedStatement => 1295,
             Self::UnknownStatement { .. } | Self::UnknownStatementName { .. } => 1243,
@@ -461,6 +471,8 @@ impl SqlError {
             | Self::NoDefault(_)
             | Self::WrongArguments(_)
             | Self::LockWaitTimeout
+            | Self::LockNowait
+            | Self::UnresolvedLockTable(_)
             | Self::CannotUser { .. }
             | Self::PluginNotLoaded(_)
             | Self::WrongStringLength { .. }
@@ -542,10 +554,11 @@ impl SqlError {
             | Self::SessionReadOnlyVariable(_)
             | Self::ReadOnlyTransaction
             | Self::TransactionInProgress
+            | Self::UnresolvedLockTable(_)
             | Self::ViewColumnCount
             | Self::QueryFailed(_)
             | Self::MemoryCapacityExceeded { .. } => ErrorKind::InvalidInput,
-            Self::Deadlock | Self::LockWaitTimeout => ErrorKind::Conflict,
+            Self::Deadlock | Self::LockWaitTimeout | Self::LockNowait => ErrorKind::Conflict,
             Self::Storage(_) => ErrorKind::Storage,
             Self::Internal(_) => ErrorKind::Internal,
         }

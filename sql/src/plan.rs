@@ -14,24 +14,85 @@ use datafusion::sql::sqlparser::ast::{
     Expr, ObjectType, Query, Statement, Value, visit_expressions,
 };
 use datafusion::sql::sqlparser::dialect::MySqlDialect;
+use datafusion::sql::sqlparser::keywords::Keyword;
 use datafusion::sql::sqlparser::parser::Parser;
+use datafusion::sql::sqlparser::tokenizer::{Token, TokenWithSpan, Tokenizer, Whitespace};
 use std::ops::ControlFlow;
 
 /// Nesting depth the parser accepts before failing with a syntax error.
 pub const RECURSION_LIMIT: usize = 128;
 
-/// Parses one or more `;`-separated statements.
+/// Parses one or more `;`-separated statements. MySQL's older spelling of a shared locking
+/// read, `LOCK IN SHARE MODE`, which the parser lacks, is read as `FOR SHARE` (only when the
+/// text fails to parse as written, so other statements pay nothing for it).
 pub fn parse(sql: &str) -> SqlResult<Vec<Statement>> {
     let dialect = MySqlDialect {};
     let stmts = Parser::new(&dialect)
         .with_recursion_limit(RECURSION_LIMIT)
         .try_with_sql(sql)
         .and_then(|mut p| p.parse_statements())
+        .or_else(|e| {
+            lock_in_share_mode_as_for_share(&dialect, sql)
+                .and_then(|tokens| {
+                    Parser::new(&dialect)
+                        .with_recursion_limit(RECURSION_LIMIT)
+                        .with_tokens_with_locations(tokens)
+                        .parse_statements()
+                        .ok()
+                })
+                .ok_or(e)
+        })
         .map_err(|e| syntax_error(sql, &e.to_string()))?;
     if stmts.is_empty() {
         return Err(SqlError::EmptyQuery);
     }
     Ok(stmts)
+}
+
+/// The tokens of `sql` with each `LOCK IN SHARE MODE` (keywords outside quotes and comments)
+/// replaced by `FOR SHARE`; `None` if it has none (or does not tokenize).
+fn lock_in_share_mode_as_for_share(
+    dialect: &MySqlDialect,
+    sql: &str,
+) -> Option<Vec<TokenWithSpan>> {
+    const PHRASE: [Keyword; 4] = [Keyword::LOCK, Keyword::IN, Keyword::SHARE, Keyword::MODE];
+    let tokens = Tokenizer::new(dialect, sql).tokenize_with_location().ok()?;
+    let keyword = |t: &TokenWithSpan| match &t.token {
+        Token::Word(w) if w.quote_style.is_none() => Some(w.keyword),
+        _ => None,
+    };
+    let mut out = Vec::with_capacity(tokens.len());
+    let mut replaced = false;
+    let mut i = 0;
+    while let Some(t) = tokens.get(i) {
+        // The phrase's words, skipping whitespace between them: (index after it, span).
+        let mut at = i;
+        let mut matched = 0;
+        while matched < PHRASE.len() {
+            match tokens.get(at) {
+                Some(t) if matches!(t.token, Token::Whitespace(_)) && matched > 0 => at += 1,
+                Some(t) if keyword(t) == PHRASE.get(matched).copied() => {
+                    matched += 1;
+                    at += 1;
+                }
+                _ => break,
+            }
+        }
+        if matched == PHRASE.len() {
+            out.push(TokenWithSpan::new(Token::make_keyword("FOR"), t.span));
+            out.push(TokenWithSpan::new(
+                Token::Whitespace(Whitespace::Space),
+                t.span,
+            ));
+            out.push(TokenWithSpan::new(Token::make_keyword("SHARE"), t.span));
+            replaced = true;
+            i = at;
+        } else {
+            out.push(t.clone());
+            i += 1;
+        }
+    }
+    replaced.then_some(out)
 }
 
 /// MySQL's 1064 for a parser error: the statement text from the position the parser reports

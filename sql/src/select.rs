@@ -1,6 +1,7 @@
 //! Single-table SELECT: binding a query into a [`SelectPlan`] (once per prepared statement) and
 //! executing it (per execution: bind parameters, fold constants, choose the access path, scan,
-//! filter, aggregate, DISTINCT, ORDER BY, LIMIT/OFFSET).
+//! filter, aggregate, DISTINCT, ORDER BY, LIMIT/OFFSET). Locking reads (`FOR UPDATE`,
+//! `FOR SHARE`) run through [`execute_locking`]: a current read that locks each row it returns.
 //!
 //! Invariant: every clause of the parsed query is either executed or rejected with 1235 — the
 //! destructuring below has no `..`, so a parser upgrade adding a clause fails to compile.
@@ -13,13 +14,14 @@ use crate::ddl::resolve_name;
 use crate::error::{SqlError, SqlResult};
 use crate::expr::BExpr;
 use crate::result::{OutputColumn, StatementResult};
+use crate::rowio;
 use crate::stmt_ctx::StmtCtx;
 use crate::types::{Datum, SqlType};
 use crate::value;
 use datafusion::sql::sqlparser::ast::{
-    Expr, GroupByExpr, LimitClause, Offset, OrderBy, OrderByExpr, OrderByKind, OrderByOptions,
-    Query, Select, SelectFlavor, SelectItem, SetExpr, TableFactor, TableWithJoins, Value,
-    WildcardAdditionalOptions, visit_expressions_mut,
+    Expr, GroupByExpr, LimitClause, LockClause, NonBlock, ObjectName, Offset, OrderBy, OrderByExpr,
+    OrderByKind, OrderByOptions, Query, Select, SelectFlavor, SelectItem, SetExpr, TableFactor,
+    TableWithJoins, Value, WildcardAdditionalOptions, visit_expressions_mut,
 };
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -42,6 +44,23 @@ pub struct SelectPlan {
     pub param_count: usize,
     /// The table columns the query reads anywhere (ascending): the only ones a scan decodes.
     pub read_columns: Vec<usize>,
+    /// A locking read's clause (`FOR UPDATE`, `FOR SHARE`, `LOCK IN SHARE MODE`); `None` for
+    /// a consistent (snapshot) read.
+    pub lock: Option<LockedRows>,
+}
+
+/// What a locking read does about rows another transaction holds locked. Every locking read
+/// takes the row's exclusive lock: the engine has no shared row locks, so `FOR SHARE` locks as
+/// `FOR UPDATE` does (readers of the same rows under `FOR SHARE` wait for each other instead of
+/// sharing — never a weaker guarantee than MySQL's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LockedRows {
+    /// Wait for the lock (up to the lock-wait timeout; 1205 / 1213 as for writes).
+    Wait,
+    /// `NOWAIT`: fail with 3572 at the first row another transaction holds.
+    NoWait,
+    /// `SKIP LOCKED`: leave out the rows another transaction holds.
+    SkipLocked,
 }
 
 /// The table columns `exprs` and the aggregate arguments read (ascending, distinct).
@@ -53,6 +72,44 @@ fn read_columns<'e>(exprs: impl Iterator<Item = &'e BExpr>, aggs: &'e [AggSpec])
     cols.sort_unstable();
     cols.dedup();
     cols
+}
+
+/// True for `FROM DUAL`: MySQL's dummy table name (a reserved word, so only the unquoted
+/// name means it), which stands for no table.
+fn is_dual(twj: &TableWithJoins) -> bool {
+    let TableWithJoins { relation, joins } = twj;
+    let TableFactor::Table {
+        name,
+        alias,
+        args,
+        with_hints,
+        version,
+        with_ordinality,
+        partitions,
+        json_path,
+        sample,
+        index_hints,
+    } = relation
+    else {
+        return false;
+    };
+    let plain = joins.is_empty()
+        && alias.is_none()
+        && args.is_none()
+        && with_hints.is_empty()
+        && version.is_none()
+        && !*with_ordinality
+        && partitions.is_empty()
+        && json_path.is_none()
+        && sample.is_none()
+        && index_hints.is_empty();
+    plain
+        && match name.0.as_slice() {
+            [part] => part
+                .as_ident()
+                .is_some_and(|i| i.quote_style.is_none() && i.value.eq_ignore_ascii_case("DUAL")),
+            _ => false,
+        }
 }
 
 /// Resolves the single table of a FROM / UPDATE / DELETE clause.
@@ -141,11 +198,28 @@ pub fn bind_query(
     {
         return Err(SqlError::unsupported(format!("this form of query: {q}")));
     }
-    if !locks.is_empty() {
-        return Err(SqlError::unsupported(
-            "SELECT … FOR UPDATE / LOCK IN SHARE MODE",
-        ));
-    }
+    let lock = match locks.as_slice() {
+        [] => None,
+        [
+            LockClause {
+                lock_type: _,
+                of,
+                nonblock,
+            },
+        ] => Some((
+            of.clone(),
+            match nonblock {
+                None => LockedRows::Wait,
+                Some(NonBlock::Nowait) => LockedRows::NoWait,
+                Some(NonBlock::SkipLocked) => LockedRows::SkipLocked,
+            },
+        )),
+        _ => {
+            return Err(SqlError::unsupported(
+                "more than one locking clause (FOR UPDATE / FOR SHARE) in a SELECT",
+            ));
+        }
+    };
     let select = match body.as_ref() {
         SetExpr::Select(s) => s,
         SetExpr::SetOperation { op, .. } => return Err(SqlError::unsupported(op.to_string())),
@@ -205,6 +279,7 @@ pub fn bind_query(
     };
     let (table, alias) = match from.as_slice() {
         [] => (None, None),
+        [one] if is_dual(one) => (None, None),
         [one] => {
             let (t, a) = resolve_table(one, snap, current_db)?;
             (Some(t), a)
@@ -217,6 +292,13 @@ pub fn bind_query(
         .clone()
         .or_else(|| def.map(|d| d.name.clone()))
         .unwrap_or_default();
+    // `FOR UPDATE OF t` must name the query's table (by its alias, if it has one): 3568.
+    let lock = match lock {
+        Some((Some(of), _)) if !names_table(&of, &qualifier) || def.is_none() => {
+            return Err(SqlError::UnresolvedLockTable(of.to_string()));
+        }
+        other => other.map(|(_, wait)| wait),
+    };
 
     // Projection (aggregates allowed).
     b.aggs = Some(Vec::new());
@@ -412,7 +494,17 @@ pub fn bind_query(
         limit,
         offset,
         param_count,
+        lock,
     })
+}
+
+/// True if the object name `of` of a locking clause is `qualifier` (MySQL compares table
+/// names and aliases case-sensitively, as on Linux).
+fn names_table(of: &ObjectName, qualifier: &str) -> bool {
+    match of.0.as_slice() {
+        [part] => part.as_ident().is_some_and(|i| i.value == qualifier),
+        _ => false,
+    }
 }
 
 /// ONLY_FULL_GROUP_BY (MySQL 8.0's default): a select item of an aggregated query may read a
@@ -598,6 +690,80 @@ pub fn execute(
             None => visit(Vec::new()).map(|_| ()),
         },
     )
+}
+
+/// Executes a locking read (`FOR UPDATE` / `FOR SHARE`): InnoDB's current read. The rows the
+/// access path finds in the snapshot that pass the filter (for primary-key points, the keys
+/// themselves, present or not) are locked one by one in access-path order, each is read at its
+/// latest committed version (or the transaction's own), and the filter is checked again on that
+/// version; the rows that pass go through aggregation, DISTINCT, ORDER BY and LIMIT as in
+/// [`execute`]. The locks stay held until the transaction ends (an autocommitted statement's
+/// at its end). Like UPDATE and DELETE, a row inserted into a scanned range after the snapshot
+/// is not seen (there are no gap locks). Without ORDER BY, aggregation, DISTINCT or HAVING, the
+/// scan stops once LIMIT + OFFSET rows are locked.
+pub async fn execute_locking(
+    plan: &SelectPlan,
+    ctx: &mut StmtCtx<'_>,
+    params: &[Datum],
+    last_id: u64,
+    wait: LockedRows,
+) -> SqlResult<StatementResult> {
+    let Some(table) = plan.table.as_deref() else {
+        return execute(plan, ctx, params, last_id);
+    };
+    let BoundSelect { filter, access } = bind_filter(Some(table), &plan.filter, params, last_id)?;
+    let passes = |row: &[Datum]| -> SqlResult<bool> {
+        Ok(match &filter {
+            None => true,
+            Some(f) => value::truth(&f.eval(row, &[])?) == Some(true),
+        })
+    };
+    let mut keys = Vec::new();
+    match &access {
+        Access::PkPoints(points) => keys = access::point_keys(table, points)?,
+        _ => access::fetch(ctx, table, &access, &mut |k, row| {
+            if passes(&row)? {
+                keys.push(k);
+            }
+            Ok(true)
+        })?,
+    }
+    let wanted =
+        if plan.aggregate || plan.distinct || plan.having.is_some() || !plan.order_by.is_empty() {
+            None
+        } else {
+            limit_value(&plan.limit, params, last_id)?.map(|l| {
+                l.saturating_add(
+                    limit_value(&plan.offset, params, last_id)
+                        .ok()
+                        .flatten()
+                        .unwrap_or(0),
+                )
+            })
+        };
+    let mut rows = Vec::new();
+    for k in keys {
+        if wanted.is_some_and(|n| rows.len() as u64 >= n) {
+            break;
+        }
+        let latest = match wait {
+            LockedRows::Wait => ctx.get_for_update(&k).await?,
+            LockedRows::NoWait => ctx
+                .try_get_for_update(&k)
+                .await?
+                .ok_or(SqlError::LockNowait)?,
+            LockedRows::SkipLocked => match ctx.try_get_for_update(&k).await? {
+                Some(latest) => latest,
+                None => continue,
+            },
+        };
+        let Some(bytes) = latest else { continue };
+        let row = rowio::decode_row(table, &bytes)?;
+        if passes(&row)? {
+            rows.push(row);
+        }
+    }
+    execute_over_rows(plan, rows, params, last_id)
 }
 
 /// Executes a bound SELECT over rows the caller already holds in table column order instead

@@ -10,7 +10,7 @@
 //! overlaid: DML collects its target rows before writing any of them.
 
 use crate::error::SqlResult;
-use orcinus_storage::{Direction, Keyspace, ScanIter, Transaction};
+use orcinus_storage::{Direction, Keyspace, ScanIter, StorageError, Transaction};
 use std::collections::BTreeMap;
 use std::ops::Bound;
 
@@ -79,6 +79,25 @@ impl<'a> StmtCtx<'a> {
             return Ok(v.clone());
         }
         Ok(self.txn.get_latest(&self.ks, key)?.map(|s| s.to_vec()))
+    }
+
+    /// [`StmtCtx::get_for_update`] that does not wait: `Ok(None)` if another transaction
+    /// holds the key's lock (NOWAIT, SKIP LOCKED).
+    pub async fn try_get_for_update(&mut self, key: &[u8]) -> SqlResult<Option<Option<Vec<u8>>>> {
+        self.txn.set_lock_wait(false);
+        let locked = self.txn.lock(&self.ks, key).await;
+        self.txn.set_lock_wait(true);
+        match locked {
+            Ok(()) => {}
+            Err(StorageError::WouldWait) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        }
+        if let Some(v) = self.pending.get(key) {
+            return Ok(Some(v.clone()));
+        }
+        Ok(Some(
+            self.txn.get_latest(&self.ks, key)?.map(|s| s.to_vec()),
+        ))
     }
 
     /// Locks `key` and buffers `value` for it.

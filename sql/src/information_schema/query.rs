@@ -186,6 +186,11 @@ pub fn execute_query_with(
         if params.len() != plan.param_count {
             return Err(SqlError::WrongArguments("mysqld_stmt_execute".into()));
         }
+        if plan.lock.is_some() {
+            return Err(SqlError::unsupported(
+                "SELECT … FOR UPDATE / FOR SHARE of an information_schema table",
+            ));
+        }
         let rows = match (view, processlist) {
             (SystemView::Processlist, Some(rows)) => rows,
             _ => view_rows(view, snap)?,

@@ -134,6 +134,14 @@ async fn failed_set_changes_nothing_and_unsupported_is_named() {
         "SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ",
     )
     .await;
+    let r = s
+        .query("SELECT table_name FROM information_schema.tables FOR UPDATE")
+        .await;
+    assert!(
+        matches!(r.error, Some(SqlError::NotSupported(ref n)) if n.contains("information_schema")),
+        "{:?}",
+        r.error
+    );
     let r = s.query("select 1; select 2").await;
     assert!(matches!(r.error, Some(SqlError::Syntax { .. })));
     s.set_multi_statements(true);

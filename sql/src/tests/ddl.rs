@@ -137,7 +137,7 @@ async fn unsupported_statements_say_so() {
     for sql in [
         "INSERT IGNORE INTO t VALUES (1, 1)",
         "INSERT INTO t VALUES (1, 1) ON DUPLICATE KEY UPDATE b = 2",
-        "SELECT a FROM t FOR UPDATE",
+        "SELECT a FROM t FOR UPDATE SKIP LOCKED FOR SHARE",
     ] {
         let e = db.err(&mut s, sql).await;
         assert_eq!(e.code(), 1235, "{sql}: {e}");

@@ -5,6 +5,7 @@ mod analytic;
 mod column_cache;
 mod ddl;
 mod dml;
+mod locking_reads;
 mod select;
 mod show;
 mod sysbench;
