@@ -175,8 +175,9 @@ impl WriteBatch {
 
         // Check each affected keyspace for write stall/halt
         for keyspace in &keyspaces_with_possible_stall {
-            let memtable_size = keyspace.tree.active_memtable().size();
-            keyspace.check_memtable_rotate(memtable_size);
+            // Orcinus patch: the entry-count trigger as well as the byte size.
+            let memtable = keyspace.tree.active_memtable();
+            keyspace.check_memtable_rotate_for(memtable.size(), memtable.len());
             keyspace.local_backpressure();
         }
 
