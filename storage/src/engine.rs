@@ -87,8 +87,8 @@ pub struct KeyspaceOptions {
     /// by key).
     pub point_cache: bool,
     /// The keyspace takes large values: separate values of at least
-    /// `StorageConfig::large_value_bytes` into blob files at flush, and use
-    /// `StorageConfig::large_value_memtable_bytes` as its memtable size.
+    /// `StorageConfig::large_value_bytes` into blob files at flush, and flush its memtable at
+    /// `StorageConfig::large_value_memtable_bytes` or `large_value_memtable_entries`.
     pub large_values: bool,
 }
 
@@ -247,6 +247,11 @@ impl Engine {
             .inner
             .db
             .keyspace(name, || create_options(config, options))?;
+        // The entry limit is a run-time setting of the LSM (not recorded with the keyspace),
+        // so it is set at every open.
+        if options.large_values && config.large_value_memtable_entries > 0 {
+            inner.set_max_memtable_items(config.large_value_memtable_entries);
+        }
         let id =
             u32::try_from(map.len()).map_err(|_| StorageError::InvalidKeyspaceName(name.into()))?;
         let cache = options

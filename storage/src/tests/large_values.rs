@@ -134,3 +134,52 @@ fn plain_keyspaces_write_no_blob_files() {
     let _engine = reopen(&dir, engine);
     assert_eq!(blob_file_count(dir.path()), 0);
 }
+
+/// Waits up to 10 s for the keyspace's memtable to be flushed into at least `tables` tables.
+fn wait_for_tables(ks: &Keyspace, tables: usize) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(10) {
+        if ks.inner.table_count() >= tables {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    false
+}
+
+/// Small overwrites fill the memtable's entry limit (`large_value_memtable_entries`, 1024 in
+/// the test config) long before its byte limit (256 KiB): it is flushed at the entry limit,
+/// also after a reopen (the limit is set at every open, not recorded with the keyspace).
+#[test]
+fn small_overwrites_flush_at_the_entry_limit() {
+    let rt = rt();
+    let (dir, engine) = open_temp();
+    let entries = engine.config().large_value_memtable_entries;
+    assert!(entries > 0 && entries * 100 < engine.config().large_value_memtable_bytes);
+    let ks = engine.keyspace_with("big", LARGE).unwrap();
+    let write_round = |engine: &Engine, ks: &Keyspace, round: u64| {
+        for i in 0..entries + 10 {
+            let mut batch = engine.batch();
+            let key = format!("key{}", i % 10).into_bytes();
+            batch.put(ks, key, format!("{round}:{i}").into_bytes()).unwrap();
+            rt.block_on(batch.commit()).unwrap();
+        }
+    };
+    write_round(&engine, &ks, 0);
+    assert!(wait_for_tables(&ks, 1), "flushed at the entry limit");
+    assert!(ks.inner.table_count() < 3, "no flush storm");
+
+    drop(ks);
+    let engine = reopen(&dir, engine);
+    let ks = engine.keyspace_with("big", LARGE).unwrap();
+    let before = ks.inner.table_count();
+    write_round(&engine, &ks, 1);
+    assert!(wait_for_tables(&ks, before + 1), "flushed at the entry limit after a reopen");
+    let last = entries + 9;
+    for k in 0..10 {
+        // The last write of key k in round 1 was the largest i with i % 10 == k.
+        let i = last - (last % 10 + 10 - k) % 10;
+        let got = engine.get(&ks, format!("key{k}").as_bytes()).unwrap().unwrap();
+        assert_eq!(got.to_vec(), format!("1:{i}").into_bytes());
+    }
+}

@@ -7,7 +7,6 @@ pub mod item;
 use crate::{Database, Keyspace, PersistMode};
 use item::Item;
 use lsm_tree::{AbstractTree, UserKey, UserValue, ValueType};
-use std::collections::HashSet;
 
 /// An atomic write batch
 ///
@@ -130,9 +129,10 @@ impl WriteBatch {
             })?;
         }
 
-        // TODO: maybe we can use a stack alloc hashset/vec here, such as smallset
-        #[expect(clippy::mutable_key_type)]
-        let mut keyspaces_with_possible_stall = HashSet::new();
+        // Orcinus patch: a list kept unique by keyspace id, not a hash set: a batch writes to
+        // a few keyspaces, and hashing each item's keyspace name (and cloning its handle) cost
+        // more than the linear check.
+        let mut keyspaces_with_possible_stall: Vec<Keyspace> = Vec::new();
 
         #[expect(clippy::expect_used)]
         let keyspaces = self
@@ -158,7 +158,12 @@ impl WriteBatch {
             batch_size += item_size;
 
             // IMPORTANT: Clone the handle, because we don't want to keep the keyspaces lock open
-            keyspaces_with_possible_stall.insert(item.keyspace.clone());
+            if !keyspaces_with_possible_stall
+                .iter()
+                .any(|keyspace| keyspace.id == item.keyspace.id)
+            {
+                keyspaces_with_possible_stall.push(item.keyspace.clone());
+            }
         }
 
         self.db.supervisor.snapshot_tracker.publish(batch_seqno);
@@ -175,8 +180,9 @@ impl WriteBatch {
 
         // Check each affected keyspace for write stall/halt
         for keyspace in &keyspaces_with_possible_stall {
-            let memtable_size = keyspace.tree.active_memtable().size();
-            keyspace.check_memtable_rotate(memtable_size);
+            // Orcinus patch: the entry-count trigger as well as the byte size.
+            let memtable = keyspace.tree.active_memtable();
+            keyspace.check_memtable_rotate_for(memtable.size(), memtable.len());
             keyspace.local_backpressure();
         }
 

@@ -26,7 +26,10 @@ use options::CreateOptions;
 use std::{
     ops::RangeBounds,
     path::Path,
-    sync::{atomic::AtomicBool, Arc, MutexGuard},
+    sync::{
+        atomic::{AtomicBool, AtomicU64},
+        Arc, MutexGuard,
+    },
     time::Duration,
 };
 use write_delay::perform_write_stall;
@@ -87,6 +90,11 @@ pub struct KeyspaceInner {
     pub(crate) stats: Arc<Stats>,
 
     pub(crate) worker_messager: flume::Sender<WorkerMessage>,
+
+    /// Orcinus patch: flush trigger on the active memtable's entry count, next to the byte
+    /// size (`max_memtable_size`); `u64::MAX` (the default) turns it off. Not persisted: set
+    /// at run time with [`Keyspace::set_max_memtable_items`].
+    pub(crate) max_memtable_items: AtomicU64,
 
     #[expect(unused)]
     lock_file: LockedFileGuard,
@@ -319,6 +327,7 @@ impl Keyspace {
             is_poisoned: db.is_poisoned.clone(),
             lock_file: db.lock_file.clone(),
             stats: db.stats.clone(),
+            max_memtable_items: AtomicU64::new(u64::MAX),
         }))
     }
 
@@ -361,6 +370,7 @@ impl Keyspace {
             is_poisoned: db.is_poisoned.clone(),
             stats: db.stats.clone(),
             lock_file: db.lock_file.clone(),
+            max_memtable_items: AtomicU64::new(u64::MAX),
         })))
     }
 
@@ -834,9 +844,41 @@ impl Keyspace {
     }
 
     pub(crate) fn check_memtable_rotate(&self, size: u64) {
+        use std::sync::atomic::Ordering;
+
         if size > self.config.max_memtable_size {
             self.request_rotation();
+            return;
         }
+        // Orcinus patch: the entry-count trigger (the memtable is looked up only when one is set).
+        if self.max_memtable_items.load(Ordering::Relaxed) != u64::MAX {
+            let memtable = self.tree.active_memtable();
+            self.check_memtable_rotate_for(memtable.size(), memtable.len());
+        }
+    }
+
+    /// Orcinus patch: requests a rotation when the active memtable holds more than
+    /// `max_memtable_size` bytes or more than `max_memtable_items` entries, whichever comes
+    /// first. Every version of a key is an entry of the memtable's skiplist: a memtable of
+    /// small, often overwritten values holds many entries per byte, and each insert searches
+    /// all of them.
+    pub(crate) fn check_memtable_rotate_for(&self, size: u64, len: usize) {
+        use std::sync::atomic::Ordering;
+
+        let items = u64::try_from(len).unwrap_or(u64::MAX);
+        if size > self.config.max_memtable_size
+            || items > self.max_memtable_items.load(Ordering::Relaxed)
+        {
+            self.request_rotation();
+        }
+    }
+
+    /// Orcinus patch: sets the entry-count flush trigger of this keyspace's memtable (see
+    /// [`KeyspaceInner::max_memtable_items`]); `u64::MAX` turns it off. The byte trigger
+    /// (`max_memtable_size`) still applies.
+    pub fn set_max_memtable_items(&self, items: u64) {
+        self.max_memtable_items
+            .store(items, std::sync::atomic::Ordering::Relaxed);
     }
 
     fn maintenance(&self, memtable_size: u64) {
