@@ -123,7 +123,12 @@ pub fn decode_row_columns_into(
     out: &mut Vec<Datum>,
 ) -> SqlResult<()> {
     match columns {
-        Some(wanted) => Ok(row::decode_projected_into(bytes, &table.types, wanted, out)?),
+        Some(wanted) => Ok(row::decode_projected_into(
+            bytes,
+            &table.types,
+            wanted,
+            out,
+        )?),
         None => Ok(row::decode_row_into(bytes, &table.types, out)?),
     }
 }

@@ -569,7 +569,10 @@ fn prepared_list<'p, T: Clone>(
     expr_of: impl Fn(&T) -> Option<&BExpr>,
     prepare: impl Fn(&T) -> SqlResult<T>,
 ) -> SqlResult<Cow<'p, [T]>> {
-    if list.iter().all(|t| expr_of(t).is_none_or(needs_no_preparation)) {
+    if list
+        .iter()
+        .all(|t| expr_of(t).is_none_or(needs_no_preparation))
+    {
         return Ok(Cow::Borrowed(list));
     }
     list.iter()
@@ -615,9 +618,11 @@ pub fn execute(
         last_id,
         AccessRows::Exact,
         &mut |table, access, visit| match table {
-            Some(t) => access::fetch_rows(ctx, t, access, Some(&plan.read_columns), &mut |_, row| {
-                visit(row)
-            }),
+            Some(t) => {
+                access::fetch_rows(ctx, t, access, Some(&plan.read_columns), &mut |_, row| {
+                    visit(row)
+                })
+            }
             None => visit(&mut Vec::new()).map(|_| ()),
         },
     )

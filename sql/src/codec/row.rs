@@ -477,8 +477,16 @@ mod tests {
             Datum::Bytes(b"first".to_vec()),
             Datum::Bytes(b"pad".to_vec()),
         ];
-        let b = [Datum::Int(2), Datum::Null, Datum::Bytes(b"second".to_vec()), Datum::Null];
-        let (ea, eb) = (encode_row(&a, &types).unwrap(), encode_row(&b, &types).unwrap());
+        let b = [
+            Datum::Int(2),
+            Datum::Null,
+            Datum::Bytes(b"second".to_vec()),
+            Datum::Null,
+        ];
+        let (ea, eb) = (
+            encode_row(&a, &types).unwrap(),
+            encode_row(&b, &types).unwrap(),
+        );
         let mut row = Vec::new();
         for (bytes, wanted) in [(&ea, &[0usize, 2][..]), (&eb, &[0, 1, 2]), (&ea, &[2])] {
             decode_projected_into(bytes, &types, wanted, &mut row).unwrap();
