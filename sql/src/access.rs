@@ -42,6 +42,24 @@ pub enum Access {
     },
 }
 
+impl Access {
+    /// Rows the path may yield when that is known to be few (points, a short integer key
+    /// range), else 0: a capacity hint for the result.
+    #[must_use]
+    pub fn row_estimate(&self) -> usize {
+        const MAX_HINT: i128 = 1024;
+        match self {
+            Self::PkPoints(p) => p.len(),
+            Self::PkRange {
+                lo: Some(Datum::Int(l)),
+                hi: Some(Datum::Int(h)),
+            } => usize::try_from((i128::from(*h) - i128::from(*l) + 1).clamp(0, MAX_HINT))
+                .unwrap_or(0),
+            _ => 0,
+        }
+    }
+}
+
 enum Constraint {
     Points(BTreeSet<i128>),
     Range(Option<i128>, Option<i128>),
@@ -405,9 +423,10 @@ fn probe_pk_range(
     keys: ProbedKeys,
     ty: SqlType,
     upper: Bound<&[u8]>,
-    decode: &dyn Fn(&[u8]) -> SqlResult<Vec<Datum>>,
+    decode: &RowDecoder<'_>,
     f: &mut RowVisitor<'_>,
 ) -> SqlResult<()> {
+    let mut row = Vec::new();
     let mut k = key::row_prefix(table_id);
     let prefix_len = k.len();
     let mut misses = 0;
@@ -417,17 +436,15 @@ fn probe_pk_range(
             .ok_or_else(|| SqlError::Internal("probed key out of its type".into()))?;
         k.truncate(prefix_len);
         key::encode(&mut k, &d, ty)?;
-        let row = match ctx.get_cached_with(&k, decode)? {
-            Some(row) => row,
+        let found = match ctx.get_cached_with(&k, |v| decode(v, &mut row))? {
+            Some(found) => found,
             None if misses < MAX_PROBE_MISSES => {
                 misses += 1;
-                ctx.get_with(&k, decode)?
+                ctx.get_with(&k, |v| decode(v, &mut row))?
             }
             None => return scan_rows(ctx, Bound::Included(k.as_slice()), upper, decode, f),
         };
-        if let Some(row) = row
-            && !f(&k, row)?
-        {
+        if found.is_some() && !f(&k, &mut row)? {
             break;
         }
     }
@@ -439,12 +456,14 @@ fn scan_rows(
     ctx: &StmtCtx<'_>,
     lower: Bound<&[u8]>,
     upper: Bound<&[u8]>,
-    decode: &dyn Fn(&[u8]) -> SqlResult<Vec<Datum>>,
+    decode: &RowDecoder<'_>,
     f: &mut RowVisitor<'_>,
 ) -> SqlResult<()> {
+    let mut row = Vec::new();
     for item in ctx.scan(lower, upper, Direction::Forward) {
         let (k, v) = item?;
-        if !f(&k, decode(&v)?)? {
+        decode(&v, &mut row)?;
+        if !f(&k, &mut row)? {
             break;
         }
     }
@@ -458,7 +477,9 @@ pub fn fetch(
     access: &Access,
     f: &mut dyn FnMut(Vec<u8>, Vec<Datum>) -> SqlResult<bool>,
 ) -> SqlResult<()> {
-    fetch_rows(ctx, table, access, None, &mut |k, row| f(k.to_vec(), row))
+    fetch_rows(ctx, table, access, None, &mut |k, row| {
+        f(k.to_vec(), std::mem::take(row))
+    })
 }
 
 /// The row keys of [`Access::PkPoints`] `points` of `table` (distinct, in key order, as the
@@ -482,8 +503,13 @@ pub fn point_keys(table: &Table, points: &[Datum]) -> SqlResult<Vec<Vec<u8>>> {
         .collect()
 }
 
-/// A row visitor: `f(row_key, row)` returns `false` to stop.
-pub type RowVisitor<'f> = dyn FnMut(&[u8], Vec<Datum>) -> SqlResult<bool> + 'f;
+/// A row visitor: `f(row_key, row)` returns `false` to stop. `row` is a buffer the fetcher
+/// reuses for the next row: the visitor may take values out of it (leaving `Null` in their
+/// place) or take the whole row (leaving it empty), but must not otherwise change it.
+pub type RowVisitor<'f> = dyn FnMut(&[u8], &mut Vec<Datum>) -> SqlResult<bool> + 'f;
+
+/// Decodes a stored row into the reused row buffer.
+type RowDecoder<'d> = dyn Fn(&[u8], &mut Vec<Datum>) -> SqlResult<()> + 'd;
 
 /// Fetches the rows of `access`, calling `f(row_key, row)` until it returns `false`. With
 /// `columns` (ascending column indexes), only those columns are decoded and every other column
@@ -501,7 +527,10 @@ pub fn fetch_rows(
             .copied()
             .unwrap_or(rowio::ROWID_TYPE)
     };
-    let decode = |bytes: &[u8]| rowio::decode_row_columns(table, bytes, columns);
+    let decode = |bytes: &[u8], row: &mut Vec<Datum>| {
+        rowio::decode_row_columns_into(table, bytes, columns, row)
+    };
+    let mut row = Vec::new();
     match access {
         Access::Empty => Ok(()),
         Access::PkPoints(points) => {
@@ -511,9 +540,7 @@ pub fn fetch_rows(
             for p in points {
                 k.truncate(prefix_len);
                 key::encode(&mut k, p, ty)?;
-                if let Some(row) = ctx.get_with(&k, decode)?
-                    && !f(&k, row)?
-                {
+                if ctx.get_with(&k, |v| decode(v, &mut row))?.is_some() && !f(&k, &mut row)? {
                     break;
                 }
             }
@@ -548,10 +575,10 @@ pub fn fetch_rows(
                 let (k, v) = item?;
                 let pk = rowio::pk_from_index_entry(ixd, &table.types, &k, &v)?;
                 let rk = rowio::row_key(def.id, &pk);
-                let row = ctx.get_with(&rk, decode)?.ok_or_else(|| {
+                ctx.get_with(&rk, |v| decode(v, &mut row))?.ok_or_else(|| {
                     SqlError::Internal(format!("index {} points at a missing row", ixd.name))
                 })?;
-                if !f(&rk, row)? {
+                if !f(&rk, &mut row)? {
                     break;
                 }
             }

@@ -125,8 +125,14 @@ impl Groups {
         }
     }
 
-    /// Adds a (filtered) row.
-    pub fn add(&mut self, group_by: &[BExpr], aggs: &[AggSpec], row: Vec<Datum>) -> SqlResult<()> {
+    /// Adds a (filtered) row. The row is taken out of `row` (leaving it empty) only when it
+    /// becomes a group's representative.
+    pub fn add(
+        &mut self,
+        group_by: &[BExpr],
+        aggs: &[AggSpec],
+        row: &mut Vec<Datum>,
+    ) -> SqlResult<()> {
         let arg = |a: &AggSpec, row: &[Datum]| {
             a.arg.as_ref().map_or(Ok(Datum::Null), |e| e.eval(row, &[]))
         };
@@ -138,26 +144,27 @@ impl Groups {
             }
             if let Some((rep, states)) = self.groups.first_mut() {
                 for (s, a) in states.iter_mut().zip(aggs) {
-                    s.add(arg(a, &row)?)?;
+                    s.add(arg(a, row)?)?;
                 }
                 if first {
-                    *rep = row;
+                    *rep = std::mem::take(row);
                 }
             }
             return Ok(());
         }
         let mut key = Vec::new();
         for g in group_by {
-            value::group_key(&g.eval(&row, &[])?, &mut key);
+            value::group_key(&g.eval(row, &[])?, &mut key);
         }
         let args = aggs
             .iter()
-            .map(|a| arg(a, &row))
+            .map(|a| arg(a, row))
             .collect::<SqlResult<Vec<_>>>()?;
         let slot = match self.index.get(&key) {
             Some(&i) => i,
             None => {
-                self.groups.push((row, self.template.clone()));
+                self.groups
+                    .push((std::mem::take(row), self.template.clone()));
                 let i = self.groups.len() - 1;
                 self.index.insert(key, i);
                 i

@@ -219,34 +219,36 @@ impl BExpr {
         }
     }
 
-    /// True if the expression reads no column, aggregate or parameter.
-    #[must_use]
-    pub fn is_const(&self) -> bool {
-        match self {
-            Self::Const(_) => true,
-            Self::Column(_) | Self::Param(_) | Self::Agg(_) | Self::LastInsertId => false,
-            other => {
-                let mut all = true;
-                let mut copy = other.clone();
-                copy.children_mut(&mut |c| all &= c.is_const());
-                all
-            }
-        }
-    }
-
     /// Evaluates every constant subtree. Errors of constant subtrees surface here.
     pub fn fold(&mut self) -> SqlResult<()> {
+        self.fold_constness().map(|_| ())
+    }
+
+    /// [`BExpr::fold`], returning whether the expression reads no column, aggregate or
+    /// parameter (it is then a `Const`): a node is constant when all its children are.
+    fn fold_constness(&mut self) -> SqlResult<bool> {
+        match self {
+            Self::Const(_) => return Ok(true),
+            Self::Column(_) | Self::Param(_) | Self::Agg(_) | Self::LastInsertId => {
+                return Ok(false);
+            }
+            _ => {}
+        }
         let mut res = Ok(());
+        let mut all = true;
         self.children_mut(&mut |c| {
             if res.is_ok() {
-                res = c.fold();
+                match c.fold_constness() {
+                    Ok(is_const) => all &= is_const,
+                    Err(e) => res = Err(e),
+                }
             }
         });
         res?;
-        if !matches!(self, Self::Const(_)) && self.is_const() {
+        if all {
             *self = Self::Const(self.eval(&[], &[])?);
         }
-        Ok(())
+        Ok(all)
     }
 
     /// Evaluates over `row` (column values) and `aggs` (aggregate slots of the current group).

@@ -27,6 +27,7 @@ pub mod error;
 pub mod expr;
 pub mod information_schema;
 pub mod load;
+pub mod order;
 pub mod plan;
 pub mod result;
 pub mod rowio;

@@ -113,16 +113,23 @@ pub fn decode_row(table: &Table, bytes: &[u8]) -> SqlResult<Vec<Datum>> {
     Ok(row::decode_row(bytes, &table.types)?)
 }
 
-/// Decodes a stored row keeping only the columns in `columns` (ascending indexes; `None`: all
-/// of them); the others are `Null` (see [`row::decode_projected`]).
-pub fn decode_row_columns(
+/// Decodes a stored row into `out` (reusing its allocation), keeping only the columns in
+/// `columns` (ascending indexes; `None`: all of them); the others are `Null` (see
+/// [`row::decode_projected_into`] for what `out` must hold between calls).
+pub fn decode_row_columns_into(
     table: &Table,
     bytes: &[u8],
     columns: Option<&[usize]>,
-) -> SqlResult<Vec<Datum>> {
+    out: &mut Vec<Datum>,
+) -> SqlResult<()> {
     match columns {
-        Some(wanted) => Ok(row::decode_projected(bytes, &table.types, wanted)?),
-        None => decode_row(table, bytes),
+        Some(wanted) => Ok(row::decode_projected_into(
+            bytes,
+            &table.types,
+            wanted,
+            out,
+        )?),
+        None => Ok(row::decode_row_into(bytes, &table.types, out)?),
     }
 }
 

@@ -13,6 +13,7 @@ use crate::catalog::{CatalogSnapshot, Table};
 use crate::ddl::resolve_name;
 use crate::error::{SqlError, SqlResult};
 use crate::expr::BExpr;
+use crate::order::{self, SortKeys};
 use crate::result::{OutputColumn, StatementResult};
 use crate::rowio;
 use crate::stmt_ctx::StmtCtx;
@@ -23,6 +24,7 @@ use datafusion::sql::sqlparser::ast::{
     OrderByKind, OrderByOptions, Query, Select, SelectFlavor, SelectItem, SetExpr, TableFactor,
     TableWithJoins, Value, WildcardAdditionalOptions, visit_expressions_mut,
 };
+use std::borrow::Cow;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -645,6 +647,32 @@ fn limit_value(e: &Option<BExpr>, params: &[Datum], last_id: u64) -> SqlResult<O
     }
 }
 
+/// True if binding parameters and folding constants leaves `e` as it is (a column, an aggregate
+/// slot or a constant), so an execution can use the plan's copy.
+fn needs_no_preparation(e: &BExpr) -> bool {
+    matches!(e, BExpr::Column(_) | BExpr::Agg(_) | BExpr::Const(_))
+}
+
+/// The plan's list with each expression prepared for one execution (parameters bound, constants
+/// folded) — borrowed unchanged when no expression in it needs that (the usual case for select
+/// lists and ORDER BY keys), which saves a copy per execution.
+fn prepared_list<'p, T: Clone>(
+    list: &'p [T],
+    expr_of: impl Fn(&T) -> Option<&BExpr>,
+    prepare: impl Fn(&T) -> SqlResult<T>,
+) -> SqlResult<Cow<'p, [T]>> {
+    if list
+        .iter()
+        .all(|t| expr_of(t).is_none_or(needs_no_preparation))
+    {
+        return Ok(Cow::Borrowed(list));
+    }
+    list.iter()
+        .map(prepare)
+        .collect::<SqlResult<Vec<T>>>()
+        .map(Cow::Owned)
+}
+
 /// A plan with parameters bound and constants folded, plus its access path.
 pub struct BoundSelect {
     pub filter: Option<BExpr>,
@@ -687,7 +715,7 @@ pub fn execute(
                     visit(row)
                 })
             }
-            None => visit(Vec::new()).map(|_| ()),
+            None => visit(&mut Vec::new()).map(|_| ()),
         },
     )
 }
@@ -782,114 +810,14 @@ pub fn execute_over_rows(
         last_id,
         AccessRows::All,
         &mut |_, _, visit| {
-            for row in rows.take().unwrap_or_default() {
-                if !visit(row)? {
+            for mut row in rows.take().unwrap_or_default() {
+                if !visit(&mut row)? {
                     break;
                 }
             }
             Ok(())
         },
     )
-}
-
-/// Where an ORDER BY key of an output row is: one of the row's output values (an ORDER BY
-/// expression equal to a select item, e.g. `SELECT c … ORDER BY c`, is not evaluated twice) or
-/// one of the extra keys kept beside the row.
-#[derive(Debug, Clone, Copy)]
-enum SortSlot {
-    Item(usize),
-    Extra(usize),
-}
-
-static NULL_DATUM: Datum = Datum::Null;
-
-impl SortSlot {
-    fn pick<'r>(self, vals: &'r [Datum], extra: &'r [Datum]) -> &'r Datum {
-        let v = match self {
-            Self::Item(i) => vals.get(i),
-            Self::Extra(i) => extra.get(i),
-        };
-        v.unwrap_or(&NULL_DATUM)
-    }
-}
-
-/// Sorts output rows by the ORDER BY keys (stable: equal rows keep their order). One key whose
-/// every value is a string (`ORDER BY c`) is sorted through a list of (key bytes, row index)
-/// compared with the string comparison alone, which [`value::sort_cmp`] would reach after its
-/// NULL and type checks; the result is the same order.
-fn sort_rows(out: &mut Vec<(Vec<Datum>, Vec<Datum>)>, sort: &SortKeys, order: &[(BExpr, bool)]) {
-    if let ([slot], [(_, desc)]) = (sort.slots.as_slice(), order) {
-        let keys: Option<Vec<&[u8]>> = out
-            .iter()
-            .map(|(v, k)| match slot.pick(v, k) {
-                Datum::Bytes(b) => Some(b.as_slice()),
-                _ => None,
-            })
-            .collect();
-        if let Some(keys) = keys {
-            let mut index: Vec<usize> = (0..keys.len()).collect();
-            index.sort_by(|&a, &b| {
-                let o = match (keys.get(a), keys.get(b)) {
-                    (Some(x), Some(y)) => value::string_cmp(x, y),
-                    _ => std::cmp::Ordering::Equal,
-                };
-                if *desc { o.reverse() } else { o }
-            });
-            let mut rows: Vec<Option<(Vec<Datum>, Vec<Datum>)>> =
-                std::mem::take(out).into_iter().map(Some).collect();
-            *out = index
-                .into_iter()
-                .filter_map(|i| rows.get_mut(i).and_then(Option::take))
-                .collect();
-            return;
-        }
-    }
-    out.sort_by(|(va, ka), (vb, kb)| {
-        for (slot, (_, desc)) in sort.slots.iter().zip(order) {
-            let o = value::sort_cmp(slot.pick(va, ka), slot.pick(vb, kb));
-            if o != std::cmp::Ordering::Equal {
-                return if *desc { o.reverse() } else { o };
-            }
-        }
-        std::cmp::Ordering::Equal
-    });
-}
-
-/// The ORDER BY keys of a query, each as a [`SortSlot`].
-struct SortKeys {
-    slots: Vec<SortSlot>,
-}
-
-impl SortKeys {
-    fn new(items: &[BExpr], order: &[(BExpr, bool)]) -> Self {
-        let mut extra = 0;
-        let slots = order
-            .iter()
-            .map(|(e, _)| match items.iter().position(|i| i == e) {
-                Some(i) => SortSlot::Item(i),
-                None => {
-                    extra += 1;
-                    SortSlot::Extra(extra - 1)
-                }
-            })
-            .collect();
-        Self { slots }
-    }
-
-    /// The values of the keys that are not output values, for one row.
-    fn extra_keys(
-        &self,
-        order: &[(BExpr, bool)],
-        row: &[Datum],
-        aggs: &[Datum],
-    ) -> SqlResult<Vec<Datum>> {
-        self.slots
-            .iter()
-            .zip(order)
-            .filter(|(s, _)| matches!(s, SortSlot::Extra(_)))
-            .map(|(_, (e, _))| e.eval(row, aggs))
-            .collect()
-    }
 }
 
 /// For each select item: true if it is a bare column that no other item reads, so its value can
@@ -905,58 +833,14 @@ fn movable_items(items: &[BExpr]) -> Vec<bool> {
         .collect()
 }
 
-/// The first of each set of rows whose output values are equal as GROUP BY compares them
-/// ([`value::group_key`]), in their order. Rows are told apart by a hash of their key; the keys
-/// themselves are compared only when hashes meet, so no key is kept per row.
-fn distinct_rows(rows: Vec<(Vec<Datum>, Vec<Datum>)>) -> Vec<(Vec<Datum>, Vec<Datum>)> {
-    use std::hash::BuildHasher;
-    let key_of = |vals: &[Datum], key: &mut Vec<u8>| {
-        key.clear();
-        vals.iter().for_each(|d| value::group_key(d, key));
-    };
-    let hasher = foldhash::fast::RandomState::default();
-    // hash -> index in `kept` of the first row with that hash; later rows with the same hash
-    // and a different key go to `more`.
-    let mut first: std::collections::HashMap<u64, usize, foldhash::fast::RandomState> =
-        std::collections::HashMap::with_capacity_and_hasher(rows.len(), Default::default());
-    let mut more: Vec<(u64, usize)> = Vec::new();
-    let mut kept: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::with_capacity(rows.len());
-    let (mut key, mut other) = (Vec::new(), Vec::new());
-    for row in rows {
-        key_of(&row.0, &mut key);
-        let h = hasher.hash_one(key.as_slice());
-        let candidates = first
-            .get(&h)
-            .copied()
-            .into_iter()
-            .chain(more.iter().filter(|(mh, _)| *mh == h).map(|(_, i)| *i));
-        let mut duplicate = false;
-        for i in candidates {
-            if let Some((vals, _)) = kept.get(i) {
-                key_of(vals, &mut other);
-                if other == key {
-                    duplicate = true;
-                    break;
-                }
-            }
-        }
-        if duplicate {
-            continue;
-        }
-        match first.entry(h) {
-            std::collections::hash_map::Entry::Vacant(v) => {
-                v.insert(kept.len());
-            }
-            std::collections::hash_map::Entry::Occupied(_) => more.push((h, kept.len())),
-        }
-        kept.push(row);
-    }
-    kept
-}
-
 /// Calls the visitor for every row of the plan's table (or once with an empty row when the
 /// query has no FROM); the visitor returns false to stop early.
-type RowSource<'s> = dyn FnMut(Option<&Table>, &Access, &mut dyn FnMut(Vec<Datum>) -> SqlResult<bool>) -> SqlResult<()>
+/// The row is a buffer the source may reuse: the visitor only takes values out of it.
+type RowSource<'s> = dyn FnMut(
+        Option<&Table>,
+        &Access,
+        &mut dyn FnMut(&mut Vec<Datum>) -> SqlResult<bool>,
+    ) -> SqlResult<()>
     + 's;
 
 /// What a [`RowSource`] yields for an access path.
@@ -987,25 +871,21 @@ fn execute_with_source(
         _ => filter,
     };
     let p = |e: &BExpr| prepare_expr(e, params, last_id);
-    let items = plan.items.iter().map(p).collect::<SqlResult<Vec<_>>>()?;
-    let order: Vec<(BExpr, bool)> = plan
-        .order_by
-        .iter()
-        .map(|(e, d)| Ok((p(e)?, *d)))
-        .collect::<SqlResult<_>>()?;
-    let group_by = plan.group_by.iter().map(p).collect::<SqlResult<Vec<_>>>()?;
+    let items = prepared_list(&plan.items, |e| Some(e), |e| p(e))?;
+    let order = prepared_list(&plan.order_by, |(e, _)| Some(e), |(e, d)| Ok((p(e)?, *d)))?;
+    let group_by = prepared_list(&plan.group_by, |e| Some(e), |e| p(e))?;
     let having = plan.having.as_ref().map(p).transpose()?;
-    let aggs: Vec<AggSpec> = plan
-        .aggs
-        .iter()
-        .map(|a| {
+    let aggs = prepared_list(
+        &plan.aggs,
+        |a| a.arg.as_ref(),
+        |a| {
             Ok(AggSpec {
                 func: a.func,
                 arg: a.arg.as_ref().map(p).transpose()?,
                 distinct: a.distinct,
             })
-        })
-        .collect::<SqlResult<_>>()?;
+        },
+    )?;
     let limit = limit_value(&plan.limit, params, last_id)?;
     let offset = limit_value(&plan.offset, params, last_id)?.unwrap_or(0);
     let early_stop = (!plan.aggregate && order.is_empty() && !plan.distinct)
@@ -1015,7 +895,12 @@ fn execute_with_source(
     let sort = SortKeys::new(&items, &order);
     let movable = movable_items(&items);
     // (output row, sort keys that are not output columns)
-    let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = Vec::new();
+    let mut out: Vec<(Vec<Datum>, Vec<Datum>)> = if plan.aggregate {
+        Vec::new()
+    } else {
+        let limit = early_stop.map_or(usize::MAX, |n| usize::try_from(n).unwrap_or(usize::MAX));
+        Vec::with_capacity(access.row_estimate().min(limit))
+    };
     let mut groups = Groups::new(&aggs);
     let passes = |row: &[Datum]| -> SqlResult<bool> {
         Ok(match &filter {
@@ -1023,8 +908,8 @@ fn execute_with_source(
             Some(f) => value::truth(&f.eval(row, &[])?) == Some(true),
         })
     };
-    let mut visit = |row: Vec<Datum>| -> SqlResult<bool> {
-        if !passes(&row)? {
+    let mut visit = |row: &mut Vec<Datum>| -> SqlResult<bool> {
+        if !passes(row)? {
             return Ok(true);
         }
         if plan.aggregate {
@@ -1033,12 +918,11 @@ fn execute_with_source(
         }
         // HAVING without aggregation filters rows like WHERE, but may name select aliases.
         if let Some(h) = &having
-            && value::truth(&h.eval(&row, &[])?) != Some(true)
+            && value::truth(&h.eval(row, &[])?) != Some(true)
         {
             return Ok(true);
         }
-        let mut row = row;
-        let keys = sort.extra_keys(&order, &row, &[])?;
+        let keys = sort.extra_keys(&order, row, &[])?;
         // The row is not read after this, so bare column items move their value out of it.
         let vals = items
             .iter()
@@ -1048,7 +932,7 @@ fn execute_with_source(
                     .get_mut(*c)
                     .map(|v| std::mem::replace(v, Datum::Null))
                     .ok_or_else(|| SqlError::Internal(format!("column #{c} out of row"))),
-                _ => e.eval(&row, &[]),
+                _ => e.eval(row, &[]),
             })
             .collect::<SqlResult<Vec<_>>>()?;
         out.push((vals, keys));
@@ -1075,11 +959,11 @@ fn execute_with_source(
             out.push((vals, keys));
         }
     }
-    if plan.distinct {
-        out = distinct_rows(out);
-    }
-    if !order.is_empty() {
-        sort_rows(&mut out, &sort, &order);
+    match (plan.distinct, order.is_empty()) {
+        (true, false) => out = order::distinct_sorted(out, &sort, &order),
+        (true, true) => out = order::distinct_rows(out),
+        (false, false) => order::sort_rows(&mut out, &sort, &order),
+        (false, true) => {}
     }
     let rows: Vec<Vec<Datum>> = out
         .into_iter()

@@ -25,6 +25,13 @@ fn put_varint(buf: &mut Vec<u8>, mut v: u128) {
 }
 
 fn get_varint(input: &mut &[u8]) -> Result<u128, CodecError> {
+    // One byte (column counts, short string lengths, small integers) is the common case.
+    if let Some((&byte, rest)) = input.split_first()
+        && byte & 0x80 == 0
+    {
+        *input = rest;
+        return Ok(u128::from(byte));
+    }
     let mut v: u128 = 0;
     for shift in (0..128).step_by(7) {
         let (&byte, rest) = input.split_first().ok_or(CodecError::Truncated("varint"))?;
@@ -305,6 +312,45 @@ pub fn decode_projected(
     Ok(out)
 }
 
+/// [`decode_projected`] into `out`, reusing its allocation: afterwards `out` is a full-width
+/// row whose columns in `wanted` hold this row's values. A column not in `wanted` is left as it
+/// was, which is `Null` as long as the caller only ever takes values out of `out` (replacing
+/// them with `Null`) between calls; a row of another width is replaced by a `Null` row first.
+pub fn decode_projected_into(
+    bytes: &[u8],
+    types: &[SqlType],
+    wanted: &[usize],
+    out: &mut Vec<Datum>,
+) -> Result<(), CodecError> {
+    if out.len() != types.len() {
+        out.clear();
+        out.resize(types.len(), Datum::Null);
+    }
+    visit_columns(bytes, types, wanted, |slot, v| {
+        let col = wanted.get(slot).copied().unwrap_or_default();
+        let (ty, place) = types
+            .get(col)
+            .copied()
+            .zip(out.get_mut(col))
+            .ok_or_else(|| CodecError::TypeMismatch("column index beyond table width".into()))?;
+        *place = datum_of(v, ty)?;
+        Ok::<(), CodecError>(())
+    })
+}
+
+/// [`decode_row`] into `out`, reusing its allocation.
+pub fn decode_row_into(
+    bytes: &[u8],
+    types: &[SqlType],
+    out: &mut Vec<Datum>,
+) -> Result<(), CodecError> {
+    out.clear();
+    visit_all_columns(bytes, types, |v, ty| {
+        out.push(datum_of(v, ty)?);
+        Ok(())
+    })
+}
+
 /// Walks every column of a stored row in order, calling `f(value, type)`; columns not stored
 /// are `Null`.
 fn visit_all_columns<'a>(
@@ -415,6 +461,46 @@ mod tests {
                 let _ = decode_row(&bytes[..cut], &TYPES);
             }
         }
+    }
+
+    #[test]
+    fn decoding_into_a_reused_row_matches_a_fresh_decode() {
+        let types = [
+            SqlType::Int { unsigned: false },
+            SqlType::Int { unsigned: false },
+            SqlType::Char { len: 120 },
+            SqlType::Char { len: 60 },
+        ];
+        let a = [
+            Datum::Int(1),
+            Datum::Int(7),
+            Datum::Bytes(b"first".to_vec()),
+            Datum::Bytes(b"pad".to_vec()),
+        ];
+        let b = [
+            Datum::Int(2),
+            Datum::Null,
+            Datum::Bytes(b"second".to_vec()),
+            Datum::Null,
+        ];
+        let (ea, eb) = (
+            encode_row(&a, &types).unwrap(),
+            encode_row(&b, &types).unwrap(),
+        );
+        let mut row = Vec::new();
+        for (bytes, wanted) in [(&ea, &[0usize, 2][..]), (&eb, &[0, 1, 2]), (&ea, &[2])] {
+            decode_projected_into(bytes, &types, wanted, &mut row).unwrap();
+            assert_eq!(row, decode_projected(bytes, &types, wanted).unwrap());
+            // A caller takes the values it uses out of the row.
+            for &c in wanted {
+                row[c] = Datum::Null;
+            }
+        }
+        decode_row_into(&eb, &types, &mut row).unwrap();
+        assert_eq!(row, b.to_vec());
+        row.clear();
+        decode_projected_into(&ea, &types, &[3], &mut row).unwrap();
+        assert_eq!(row, decode_projected(&ea, &types, &[3]).unwrap());
     }
 
     #[test]

@@ -25,11 +25,26 @@ const TEXT_LENGTH_BYTES: u32 = 65_535 * UTF8MB4_MAX_BYTES_PER_CHAR;
 /// Result metadata of one executor output column.
 #[must_use]
 pub fn output_column(c: &OutputColumn) -> ColumnDef {
-    let mut def = column_of_type(&c.name, c.sql_type, c.nullable);
-    def.original_name.clone_from(&c.org_name);
-    def.table.clone_from(&c.table);
-    def.original_table.clone_from(&c.table);
-    def.database.clone_from(&c.db);
+    into_output_column(c.clone())
+}
+
+/// [`output_column`] of a column the caller no longer needs: its names move into the result.
+#[must_use]
+pub fn into_output_column(c: OutputColumn) -> ColumnDef {
+    let OutputColumn {
+        name,
+        org_name,
+        table,
+        db,
+        sql_type,
+        nullable,
+    } = c;
+    let mut def = column_of_type("", sql_type, nullable);
+    def.name = name;
+    def.original_name = org_name;
+    def.original_table.clone_from(&table);
+    def.table = table;
+    def.database = db;
     def
 }
 
@@ -199,6 +214,17 @@ fn time_text(t: &Time) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_result_row_converts_in_its_own_allocation() {
+        assert_eq!(std::mem::size_of::<Value>(), std::mem::size_of::<Datum>());
+        assert_eq!(std::mem::align_of::<Value>(), std::mem::align_of::<Datum>());
+        let row = vec![Datum::Int(1), Datum::Bytes(b"c".to_vec()), Datum::Null];
+        let at = row.as_ptr() as usize;
+        let values: Vec<Value> = row.into_iter().map(result_value).collect();
+        assert_eq!(values.as_ptr() as usize, at);
+        assert_eq!(values[1], Value::Bytes(b"c".to_vec()));
+    }
 
     #[test]
     fn results_convert_without_loss() {

@@ -383,7 +383,10 @@ impl FrontendSession {
     pub(super) fn outcome(&self, result: StatementResult) -> QueryOutcome {
         match result {
             StatementResult::Rows { columns, rows } => QueryOutcome::Rows(ResultSet {
-                columns: columns.iter().map(convert::output_column).collect(),
+                columns: columns
+                    .into_iter()
+                    .map(convert::into_output_column)
+                    .collect(),
                 rows: rows
                     .into_iter()
                     .map(|r| r.into_iter().map(convert::result_value).collect())

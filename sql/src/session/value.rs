@@ -50,7 +50,12 @@ pub struct Time {
 }
 
 /// One typed value.
+///
+/// Aligned as the executor's `Datum` is (16, for its 128-bit decimals), with the same size, so
+/// converting a result row of datums into values reuses the row's allocation instead of
+/// allocating a new one per row (`Vec` collects in place only between equal alignments).
 #[derive(Debug, Clone, PartialEq)]
+#[repr(align(16))]
 pub enum Value {
     /// SQL NULL.
     Null,
