@@ -5,7 +5,8 @@
 #
 # Servers are pinned to CPU 1 and sysbench to CPU 0 (taskset) so runs repeat on a 2-core machine.
 # Environment: TABLES (4), TABLE_SIZE (100000), TIME (30 s per run), THREADS ("32"),
-# WORKLOADS (the issue's eight), ROUNDS (1; medians when > 1), HIGH_THREADS (500),
+# WORKLOADS (the issue's eight), ROUNDS (1; medians when > 1, the servers alternating round by
+# round), HIGH_THREADS (500),
 # ORCINUS_BIN (skip the release build and run this binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -96,14 +97,25 @@ run_one() {
 
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-measure() { # PORT USER WORKLOAD THREADS -> "median_qps median_p95"
-    local qs=() ps=()
+# measure_pair WORKLOAD THREADS -> "orcinus_qps orcinus_p95 mariadb_qps mariadb_p95" (medians).
+# Rounds alternate between the servers (Orcinus, MariaDB, Orcinus, ...) so that a noisy stretch
+# of the shared machine falls on both rather than on all rounds of one.
+measure_pair() {
+    local oq=() op=() mq=() mp=() q p
     for _ in $(seq 1 "$ROUNDS"); do
-        read -r q p < <(run_one "$@")
-        if [[ "$q" == failed ]]; then echo "failed failed"; return 0; fi
-        qs+=("$q"); ps+=("$p")
+        read -r q p < <(run_one "$ORCINUS_PORT" root "$@")
+        oq+=("$q"); op+=("$p")
+        read -r q p < <(run_one "$MARIADB_PORT" sbtest "$@")
+        mq+=("$q"); mp+=("$p")
     done
-    echo "$(printf '%s\n' "${qs[@]}" | median) $(printf '%s\n' "${ps[@]}" | median)"
+    echo "$(medians "${oq[@]}") $(medians "${op[@]}") $(medians "${mq[@]}") $(medians "${mp[@]}")"
+}
+
+# medians VALUE... -> the median, or "failed" if any round failed.
+medians() {
+    local v
+    for v in "$@"; do [[ "$v" == failed ]] && { echo failed; return 0; }; done
+    printf '%s\n' "$@" | median
 }
 
 start_orcinus
@@ -114,8 +126,7 @@ declare -A ORC_RW
 for threads in $THREADS $HIGH_THREADS; do
     for w in $WORKLOADS; do
         [[ "$threads" == "$HIGH_THREADS" && "$w" != oltp_read_write ]] && continue
-        read -r oq op < <(measure "$ORCINUS_PORT" root "$w" "$threads")
-        read -r mq mp < <(measure "$MARIADB_PORT" sbtest "$w" "$threads")
+        read -r oq op mq mp < <(measure_pair "$w" "$threads")
         ratio=n/a
         if [[ "$oq" != failed && "$mq" != failed ]]; then
             ratio=$(awk -v a="$oq" -v b="$mq" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
