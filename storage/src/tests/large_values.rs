@@ -161,7 +161,9 @@ fn small_overwrites_flush_at_the_entry_limit() {
         for i in 0..entries + 10 {
             let mut batch = engine.batch();
             let key = format!("key{}", i % 10).into_bytes();
-            batch.put(ks, key, format!("{round}:{i}").into_bytes()).unwrap();
+            batch
+                .put(ks, key, format!("{round}:{i}").into_bytes())
+                .unwrap();
             rt.block_on(batch.commit()).unwrap();
         }
     };
@@ -174,12 +176,18 @@ fn small_overwrites_flush_at_the_entry_limit() {
     let ks = engine.keyspace_with("big", LARGE).unwrap();
     let before = ks.inner.table_count();
     write_round(&engine, &ks, 1);
-    assert!(wait_for_tables(&ks, before + 1), "flushed at the entry limit after a reopen");
+    assert!(
+        wait_for_tables(&ks, before + 1),
+        "flushed at the entry limit after a reopen"
+    );
     let last = entries + 9;
     for k in 0..10 {
         // The last write of key k in round 1 was the largest i with i % 10 == k.
         let i = last - (last % 10 + 10 - k) % 10;
-        let got = engine.get(&ks, format!("key{k}").as_bytes()).unwrap().unwrap();
+        let got = engine
+            .get(&ks, format!("key{k}").as_bytes())
+            .unwrap()
+            .unwrap();
         assert_eq!(got.to_vec(), format!("1:{i}").into_bytes());
     }
 }
