@@ -50,6 +50,8 @@ impl Store {
         // values (blob files at flush instead of rewriting them at every compaction).
         let meta_options = KeyspaceOptions {
             point_cache: true,
+            // Read by scattered keys: one key per cache entry.
+            point_cache_runs: false,
             large_values: true,
         };
         let meta = engine.keyspace_with(META_KEYSPACE, meta_options)?;

@@ -15,7 +15,7 @@ use crate::codec::key;
 use crate::error::{SqlError, SqlResult};
 use crate::table_versions::TableVersions;
 use crate::types::{Datum, SqlType};
-use orcinus_storage::{Direction, Engine, Keyspace, WriteBatch};
+use orcinus_storage::{Direction, Engine, Keyspace, KeyspaceOptions, WriteBatch};
 use parking_lot::RwLock;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -215,8 +215,15 @@ impl Catalog {
         let ks = engine.keyspace(CATALOG_KEYSPACE)?;
         // Rows are read mostly by primary key (OLTP point selects, the row fetch behind an
         // index hit): a point cache answers those without searching the LSM, and serves a
-        // transaction only the version its snapshot sees (storage `point_cache.rs`).
-        let data = engine.keyspace_with_point_cache(DATA_KEYSPACE)?;
+        // transaction only the version its snapshot sees (storage `point_cache.rs`). Short
+        // primary-key ranges are probed key by key through it (`access.rs`), so consecutive
+        // keys are cached together, in runs.
+        let options = KeyspaceOptions {
+            point_cache: true,
+            point_cache_runs: true,
+            ..KeyspaceOptions::default()
+        };
+        let data = engine.keyspace_with(DATA_KEYSPACE, options)?;
         let catalog = Self {
             engine: engine.clone(),
             ks,

@@ -86,6 +86,11 @@ pub struct KeyspaceOptions {
     /// Keep the latest values of recently used keys in a point cache (keyspaces read mostly
     /// by key).
     pub point_cache: bool,
+    /// With `point_cache`: cache keys that differ only in the low six bits of their last byte
+    /// together, as one run of up to 64 keys (`point_cache.rs`), for keyspaces read in short
+    /// ranges of consecutive integer keys (probed key by key): each key after the first of a
+    /// run then finds the run already in the CPU cache.
+    pub point_cache_runs: bool,
     /// The keyspace takes large values: separate values of at least
     /// `StorageConfig::large_value_bytes` into blob files at flush, and flush its memtable at
     /// `StorageConfig::large_value_memtable_bytes` or `large_value_memtable_entries`.
@@ -254,9 +259,14 @@ impl Engine {
         }
         let id =
             u32::try_from(map.len()).map_err(|_| StorageError::InvalidKeyspaceName(name.into()))?;
-        let cache = options
-            .point_cache
-            .then(|| Arc::new(PointCache::new(config.point_cache_bytes)));
+        let cache = options.point_cache.then(|| {
+            let run_bits = if options.point_cache_runs {
+                crate::point_cache::MAX_RUN_BITS
+            } else {
+                0
+            };
+            Arc::new(PointCache::new(config.point_cache_bytes, run_bits))
+        });
         let ks = Keyspace {
             id,
             name: name.into(),

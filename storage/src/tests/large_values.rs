@@ -10,6 +10,7 @@ use std::path::Path;
 
 const LARGE: KeyspaceOptions = KeyspaceOptions {
     point_cache: false,
+    point_cache_runs: false,
     large_values: true,
 };
 

@@ -1,9 +1,10 @@
 //! A keyspace with a point cache reads exactly what one without it reads: snapshot reads of old
 //! transactions, latest reads under lock, batch deletes, eviction (the test cache is tiny) and
-//! reopen, checked against a BTreeMap model.
+//! reopen, checked against a BTreeMap model; with keys cached one per entry and in runs (the
+//! test's keys all fall in one run).
 
 use super::{open_temp, rt};
-use crate::{Engine, StorageConfig};
+use crate::{Engine, KeyspaceOptions, StorageConfig};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -48,7 +49,10 @@ fn key(k: u8) -> Vec<u8> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
     #[test]
-    fn cached_reads_match_the_model(steps in prop::collection::vec(step(), 1..120)) {
+    fn cached_reads_match_the_model(
+        steps in prop::collection::vec(step(), 1..120),
+        runs in any::<bool>(),
+    ) {
         let rt = rt();
         let dir = tempfile::tempdir().unwrap();
         let config = || StorageConfig::for_test(dir.path().join("db"));
@@ -56,7 +60,12 @@ proptest! {
         let mut model = Model::new();
         let mut reader: Option<(crate::Transaction, Model)> = None;
         for step in &steps {
-            let ks = engine.keyspace_with_point_cache("cached").unwrap();
+            let options = KeyspaceOptions {
+                point_cache: true,
+                point_cache_runs: runs,
+                ..KeyspaceOptions::default()
+            };
+            let ks = engine.keyspace_with("cached", options).unwrap();
             match step {
                 Step::Put(k, v) => rt.block_on(async {
                     let mut txn = engine.begin();
