@@ -132,9 +132,10 @@ enum KeyBytes {
     Heap(Box<[u8]>),
 }
 
-/// A run's key (a cached key without its last byte, plus that byte without the run bits) with
-/// its hash, computed once per operation ([`PointCache::hash`]) and used both to pick the
-/// shard and, passed through unchanged ([`CarriedHash`]), inside the shard.
+/// A run's key (with runs, a cached key without its last byte, plus that byte without the run
+/// bits; without runs, the key) with its hash, computed once per operation
+/// ([`PointCache::hash_of`]) and used both to pick the shard and, passed through unchanged
+/// ([`CarriedHash`]), inside the shard.
 #[derive(Clone)]
 struct CacheKey {
     hash: u64,
@@ -187,9 +188,10 @@ impl Hash for CacheKey {
 #[derive(Clone, Copy)]
 struct RunRef<'a> {
     hash: u64,
-    /// The key without its last byte.
+    /// The key without its last byte (with runs; else the whole key).
     prefix: &'a [u8],
-    /// The last byte without the run bits ([`EMPTY_KEY_TAIL`] for the empty key).
+    /// The last byte without the run bits ([`EMPTY_KEY_TAIL`] for the empty key; 0 without
+    /// runs).
     tail: u16,
 }
 
@@ -287,7 +289,16 @@ impl PointCache {
         }
     }
 
+    /// Splits `key` into its run and its run bits. Without runs (`run_mask` 0) the run key is
+    /// the whole key, with tail 0 (no byte of the key is looked at).
     fn split<'a>(&self, key: &'a [u8]) -> Split<'a> {
+        if self.run_mask == 0 {
+            return Split {
+                prefix: key,
+                tail: 0,
+                low: 0,
+            };
+        }
         match key.split_last() {
             Some((last, prefix)) => Split {
                 prefix,
@@ -355,8 +366,11 @@ impl PointCache {
         self.hash_split(&self.split(key))
     }
 
+    /// The keyed hash of the prefix, with the tail mixed in by an odd multiplier (distinct
+    /// tails of one prefix get distinct hashes).
     fn hash_split(&self, split: &Split<'_>) -> u64 {
-        self.hasher.hash_one((split.prefix, split.tail))
+        let tail = u64::from(split.tail).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        self.hasher.hash_one(split.prefix).wrapping_add(tail)
     }
 
     /// Rule 1, before a commit with `epoch` that writes `value` to `key` is applied.
