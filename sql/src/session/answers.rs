@@ -267,18 +267,11 @@ impl FrontendSession {
 
     fn evaluate(&self, expr: &ProbeExpr) -> SqlResult<(ColumnType, Value)> {
         Ok(match expr {
-            ProbeExpr::SystemVariable(name, scope) => {
-                let value = match scope {
-                    Scope::Default => self.variables.get(name)?,
-                    Scope::Session => self.variables.get_session(name)?,
-                    Scope::Global => self.variables.globals().get(name)?,
-                };
-                match value {
-                    VariableValue::Int(v) => (ColumnType::LongLong, Value::Int(v)),
-                    VariableValue::Text(t) => (ColumnType::VarChar, Value::text(t)),
-                    VariableValue::Null => (ColumnType::VarChar, Value::Null),
-                }
-            }
+            ProbeExpr::SystemVariable(name, scope) => match scope.read(&self.variables, name)? {
+                VariableValue::Int(v) => (ColumnType::LongLong, Value::Int(v)),
+                VariableValue::Text(t) => (ColumnType::VarChar, Value::text(t)),
+                VariableValue::Null => (ColumnType::VarChar, Value::Null),
+            },
             ProbeExpr::Database => (
                 ColumnType::VarChar,
                 self.state.database().map_or(Value::Null, Value::text),

@@ -26,6 +26,7 @@ use crate::sql_text::{Token, tokenize, tokenize_prefix};
 use crate::types::Datum;
 use crate::{plan, show};
 
+use super::functions::{self, SessionValues};
 use super::probe::{Probe, recognize};
 
 /// Where a statement goes.
@@ -95,25 +96,30 @@ pub(super) fn route(statement: &str) -> Route {
 
 /// SHOW statements, DESCRIBE and information_schema queries: answered from one catalog
 /// snapshot by [`crate::show`], with `params` bound to the placeholders of an
-/// information_schema query (a prepared one); a form it does not claim fails with 1235 naming
-/// the statement.
+/// information_schema query (a prepared one) and session functions and variables replaced by
+/// their values (`functions.rs`); a form it does not claim fails with 1235 naming the
+/// statement.
 pub(super) fn show_statement(
     executor: &SqlExecutor,
-    current_db: Option<&str>,
+    values: &SessionValues<'_>,
     statement: &str,
     name: &str,
     params: &[Datum],
 ) -> SqlResult<StatementResult> {
     let snapshot = executor.catalog().snapshot();
+    let current_db = values.database;
     if params.is_empty()
         && let Some(result) = show::execute_show_text(&snapshot, current_db, statement)
     {
         return result;
     }
-    let parsed = plan::parse(statement)?;
-    let [parsed] = parsed.as_slice() else {
+    let mut parsed = plan::parse(statement)?;
+    let [parsed] = parsed.as_mut_slice() else {
         return Err(SqlError::NotSupported(name.to_owned()));
     };
+    if functions::may_mention(statement) {
+        functions::substitute(parsed, values)?;
+    }
     show::execute_show(&snapshot, current_db, parsed, params)
         .unwrap_or_else(|| Err(SqlError::NotSupported(name.to_owned())))
 }

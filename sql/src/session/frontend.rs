@@ -261,6 +261,7 @@ impl FrontendSession {
             row_count: self.row_count,
             found_rows: self.found_rows,
             user_variables: &self.user_variables,
+            variables: &self.variables,
         }
     }
 

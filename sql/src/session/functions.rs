@@ -10,8 +10,13 @@
 //! `SET @a = expr, …` evaluates each expression as `SELECT expr` (so it may use these functions,
 //! other variables and anything a SELECT may) before assigning any; an unset variable is NULL.
 //!
-//! Invariant: only zero-argument calls of the listed names and `@name` identifiers are replaced;
-//! `@@system` variables stay with the variable store.
+//! System variables inside expressions (`SELECT @@version, 1+1`, `WHERE @@autocommit = 1`,
+//! `@@session.x`, `@@global.x`) are replaced the same way, by their typed value from the
+//! variable store (integers as numbers, text as strings). A statement made only of variables
+//! and session functions never gets here: the probe answers it (`probe.rs`).
+//!
+//! Invariant: only zero-argument calls of the listed names, `@name` identifiers and `@@name`
+//! references are replaced.
 
 use std::collections::HashMap;
 use std::ops::ControlFlow;
@@ -26,6 +31,9 @@ use crate::plan;
 use crate::types::Datum;
 use crate::value;
 
+use super::probe;
+use super::variables::{SessionVariables, VariableValue};
+
 /// Values the rewrite substitutes.
 pub(super) struct SessionValues<'a> {
     pub version: String,
@@ -39,6 +47,8 @@ pub(super) struct SessionValues<'a> {
     pub row_count: i64,
     pub found_rows: u64,
     pub user_variables: &'a HashMap<String, Datum>,
+    /// `@@name` reads these.
+    pub variables: &'a SessionVariables,
 }
 
 const FUNCTIONS: &[&str] = &[
@@ -55,18 +65,15 @@ const FUNCTIONS: &[&str] = &[
     "found_rows",
 ];
 
-/// True if `statement` may contain a session function or a user variable (a cheap byte scan:
-/// an `@` followed by a letter or `_` that does not follow another `@`, or a `(` right after a
-/// word that ends with one of [`FUNCTIONS`], in any case).
+/// True if `statement` may contain a session function, a user variable or a system variable
+/// (a cheap byte scan: an `@` followed by a letter or `_`, or a `(` right after a word that
+/// ends with one of [`FUNCTIONS`], in any case).
 pub(super) fn may_mention(statement: &str) -> bool {
     let bytes = statement.as_bytes();
     bytes.iter().enumerate().any(|(i, &b)| match b {
-        b'@' => {
-            bytes
-                .get(i + 1)
-                .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
-                && (i == 0 || bytes.get(i - 1) != Some(&b'@'))
-        }
+        b'@' => bytes
+            .get(i + 1)
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_'),
         b'(' => {
             let before = bytes.get(..i).unwrap_or_default();
             FUNCTIONS.iter().any(|f| {
@@ -109,10 +116,29 @@ pub(super) fn rewrite(statement: &str, values: &SessionValues<'_>) -> SqlResult<
     let [stmt] = parsed.as_mut_slice() else {
         return Ok(None);
     };
+    Ok(substitute(stmt, values)?.then(|| stmt.to_string()))
+}
+
+/// [`rewrite`] of a parsed statement, in place; true if anything was replaced.
+pub(super) fn substitute(stmt: &mut Statement, values: &SessionValues<'_>) -> SqlResult<bool> {
     keep_column_names(stmt);
     let mut changed = false;
+    let mut failed = None;
     let text = |s: &str| Datum::Bytes(s.as_bytes().to_vec());
     let _ = visit_expressions_mut(stmt, |e| {
+        if let Some(reference) = system_variable_reference(e) {
+            match system_variable(&reference, values.variables) {
+                Ok(d) => {
+                    *e = literal(&d);
+                    changed = true;
+                    return ControlFlow::Continue(());
+                }
+                Err(err) => {
+                    failed = Some(err);
+                    return ControlFlow::Break(());
+                }
+            }
+        }
         let replacement = match e {
             Expr::Function(f) if no_args(&f.args) => {
                 match f.name.to_string().to_ascii_lowercase().as_str() {
@@ -149,7 +175,47 @@ pub(super) fn rewrite(statement: &str, values: &SessionValues<'_>) -> SqlResult<
         }
         ControlFlow::<()>::Continue(())
     });
-    Ok(changed.then(|| stmt.to_string()))
+    match failed {
+        Some(err) => Err(err),
+        None => Ok(changed),
+    }
+}
+
+/// The text after `@@` of a system variable reference (`version`, `session.autocommit`), if
+/// `e` is one: the parser reads `@@name` as one identifier and `@@scope.name` as two.
+fn system_variable_reference(e: &Expr) -> Option<String> {
+    let unquoted_system = |ident: &Ident| {
+        ident
+            .value
+            .strip_prefix("@@")
+            .filter(|_| ident.quote_style.is_none())
+            .map(str::to_owned)
+    };
+    match e {
+        Expr::Identifier(ident) => unquoted_system(ident),
+        Expr::CompoundIdentifier(parts) => {
+            let (first, rest) = parts.split_first()?;
+            let mut text = unquoted_system(first)?;
+            for part in rest {
+                text.push('.');
+                text.push_str(&part.value);
+            }
+            Some(text)
+        }
+        _ => None,
+    }
+}
+
+/// The value of `@@reference` as a literal's datum.
+fn system_variable(reference: &str, variables: &SessionVariables) -> SqlResult<Datum> {
+    let (name, scope) = probe::scoped_name(reference).ok_or_else(|| {
+        SqlError::unsupported(format!("the system variable reference @@{reference}"))
+    })?;
+    Ok(match scope.read(variables, &name)? {
+        VariableValue::Int(v) => Datum::Int(v),
+        VariableValue::Text(t) => Datum::Bytes(t.into_bytes()),
+        VariableValue::Null => Datum::Null,
+    })
 }
 
 /// Gives each unaliased select item that will be rewritten its original text as alias, so the
@@ -251,7 +317,10 @@ fn split_top_level(s: &str) -> Vec<&str> {
 mod tests {
     use super::*;
 
-    fn values(vars: &HashMap<String, Datum>) -> SessionValues<'_> {
+    fn values<'a>(
+        vars: &'a HashMap<String, Datum>,
+        variables: &'a SessionVariables,
+    ) -> SessionValues<'a> {
         SessionValues {
             version: "8.0.36-orcinus".into(),
             connection_id: 7,
@@ -262,7 +331,16 @@ mod tests {
             row_count: -1,
             found_rows: 2,
             user_variables: vars,
+            variables,
         }
+    }
+
+    fn variables() -> SessionVariables {
+        let defaults = crate::session::VariableDefaults::for_test();
+        SessionVariables::new(
+            super::super::variables::GlobalVariables::new(&defaults),
+            false,
+        )
     }
 
     #[test]
@@ -270,7 +348,8 @@ mod tests {
         let mut vars = HashMap::new();
         vars.insert("a".to_string(), Datum::Int(5));
         vars.insert("s".to_string(), Datum::Bytes(b"it's".to_vec()));
-        let v = values(&vars);
+        let variables = variables();
+        let v = values(&vars, &variables);
         assert_eq!(rewrite("SELECT 1 + 1", &v).unwrap(), None);
         assert_eq!(
             rewrite(
@@ -291,10 +370,40 @@ mod tests {
             )
             .unwrap(),
             Some(
-                "SELECT 'db' AS `database()`, -1 AS `row_count()`, 2 AS `found_rows()`, @@version"
+                "SELECT 'db' AS `database()`, -1 AS `row_count()`, 2 AS `found_rows()`, \
+                 '8.0.36-orcinus' AS `@@version`"
                     .to_string()
             )
         );
+    }
+
+    #[test]
+    fn system_variables_become_typed_literals() {
+        let vars = HashMap::new();
+        let variables = variables();
+        let v = values(&vars, &variables);
+        assert_eq!(
+            rewrite(
+                "SELECT @@autocommit + 1, @@SESSION.sql_mode IS NULL, @@global.max_connections",
+                &v
+            )
+            .unwrap(),
+            Some(
+                "SELECT 1 + 1 AS `@@autocommit + 1`, \
+                 'ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,\
+                 ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION' IS NULL \
+                 AS `@@SESSION.sql_mode IS NULL`, 4096 AS `@@global.max_connections`"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            rewrite("SELECT 1 FROM t WHERE @@autocommit = 1", &v).unwrap(),
+            Some("SELECT 1 FROM t WHERE 1 = 1".to_string())
+        );
+        let code = |sql| rewrite(sql, &v).unwrap_err().code();
+        assert_eq!(code("SELECT @@no_such_variable + 1"), 1193);
+        assert_eq!(code("SELECT @@session.max_connections + 1"), 1238);
+        assert_eq!(code("SELECT @@persist.autocommit + 1"), 1235);
     }
 
     #[test]

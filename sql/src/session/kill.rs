@@ -128,7 +128,7 @@ impl FrontendSession {
         {
             return Ok(result);
         }
-        dispatch::show_statement(&self.executor, self.state.database(), statement, name, &[])
+        dispatch::show_statement(&self.executor, &self.session_values(), statement, name, &[])
     }
 
     /// A SELECT over `information_schema.PROCESSLIST`, with the rows this user may see; `None`

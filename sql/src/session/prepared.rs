@@ -113,7 +113,7 @@ impl FrontendSession {
                 let nulls = vec![Datum::Null; count];
                 let result = dispatch::show_statement(
                     &self.executor,
-                    self.state.database(),
+                    &self.session_values(),
                     statement,
                     &name,
                     &nulls,
@@ -247,7 +247,7 @@ impl FrontendSession {
                 self.start_question(true);
                 let result = dispatch::show_statement(
                     &self.executor,
-                    self.state.database(),
+                    &self.session_values(),
                     &text,
                     INFORMATION_SCHEMA_QUERIES,
                     &params,

@@ -9,9 +9,12 @@
 //! not recognized and goes on to the executor, which runs it or rejects it naming it; it is
 //! never answered approximately.
 
+use crate::error::SqlResult;
 #[cfg(test)]
 use crate::sql_text::split_statements;
 use crate::sql_text::{Token, tokenize};
+
+use super::variables::{SessionVariables, VariableValue};
 
 /// Which value of a system variable a statement names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +26,18 @@ pub(super) enum Scope {
     Session,
     /// `@@global.name`, `SET GLOBAL name`.
     Global,
+}
+
+impl Scope {
+    /// The value of system variable `name` in this scope, as `@@[scope.]name` reads it: the
+    /// unknown name 1193, the wrong scope 1238.
+    pub(super) fn read(self, variables: &SessionVariables, name: &str) -> SqlResult<VariableValue> {
+        match self {
+            Scope::Default => variables.get(name),
+            Scope::Session => variables.get_session(name),
+            Scope::Global => variables.globals().get(name),
+        }
+    }
 }
 
 /// A value a probe `SELECT` can compute from session state.
@@ -336,7 +351,7 @@ fn parse_item(c: &mut Cursor<'_>) -> Option<ProbeItem> {
 
 /// `session.name` / `local.name` / `global.name` / `name` after `@@`: the lower-case name and
 /// its scope; `None` for another prefix (`persist.`).
-fn scoped_name(v: &str) -> Option<(String, Scope)> {
+pub(super) fn scoped_name(v: &str) -> Option<(String, Scope)> {
     let lower = v.to_ascii_lowercase();
     let (name, scope) = if let Some(n) = lower
         .strip_prefix("session.")

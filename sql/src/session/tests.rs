@@ -5,19 +5,7 @@ use super::*;
 use orcinus_storage::{Engine, StorageConfig};
 
 fn defaults() -> VariableDefaults {
-    VariableDefaults {
-        version: "8.0.36-orcinus".into(),
-        max_allowed_packet: 1 << 20,
-        wait_timeout: 28800,
-        interactive_timeout: 28800,
-        net_read_timeout: 30,
-        net_write_timeout: 60,
-        max_connections: 4096,
-        lock_wait_timeout: 2,
-        local_infile: true,
-        secure_file_priv: None,
-        max_active_transactions: 32,
-    }
+    VariableDefaults::for_test()
 }
 
 fn context(database: Option<&str>) -> SessionContext {

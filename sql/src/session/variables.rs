@@ -120,6 +120,26 @@ pub struct VariableDefaults {
     pub max_active_transactions: u64,
 }
 
+#[cfg(test)]
+impl VariableDefaults {
+    /// MySQL's defaults, with a 1 MiB packet limit and a 2 s lock wait (for tests).
+    pub(crate) fn for_test() -> Self {
+        Self {
+            version: "8.0.36-orcinus".into(),
+            max_allowed_packet: 1 << 20,
+            wait_timeout: 28800,
+            interactive_timeout: 28800,
+            net_read_timeout: 30,
+            net_write_timeout: 60,
+            max_connections: 4096,
+            lock_wait_timeout: 2,
+            local_infile: true,
+            secure_file_priv: None,
+            max_active_transactions: 32,
+        }
+    }
+}
+
 fn definitions(defaults: &VariableDefaults) -> BTreeMap<&'static str, Definition> {
     use Rule::{AnyText, Bool, OneOf, OneOfOrNull, Range, ReadOnly};
     use Scope::{Both, Global, GlobalSet, Session};
