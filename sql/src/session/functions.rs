@@ -1,5 +1,8 @@
 //! Session functions and user variables inside expressions: `SELECT VERSION(), 1+1`,
-//! `SELECT CONNECTION_ID() + 0`, `SET @a = 1; SELECT @a * 2`, `ROW_COUNT()`, `FOUND_ROWS()`.
+//! `SELECT CONNECTION_ID() + 0`, `SET @a = 1; SELECT @a * 2`, `ROW_COUNT()`, `FOUND_ROWS()`,
+//! and the clock functions without arguments (`NOW()`, `CURRENT_TIMESTAMP`, `CURDATE()`,
+//! `CURTIME()`, `UTC_TIMESTAMP()`, `UNIX_TIMESTAMP()` …) in queries and DML: one instant per
+//! statement, as MySQL evaluates them.
 //!
 //! The executors know no session: before a statement that mentions one of these reaches them,
 //! each call (and each `@var`) is replaced in the parsed statement by a literal of its value
@@ -52,6 +55,18 @@ pub(super) struct SessionValues<'a> {
 }
 
 const FUNCTIONS: &[&str] = &[
+    "now",
+    "sysdate",
+    "curdate",
+    "curtime",
+    "utc_timestamp",
+    "utc_date",
+    "unix_timestamp",
+    "current_timestamp",
+    "current_date",
+    "current_time",
+    "localtime",
+    "localtimestamp",
     "version",
     "connection_id",
     "user",
@@ -66,14 +81,22 @@ const FUNCTIONS: &[&str] = &[
 ];
 
 /// True if `statement` may contain a session function, a user variable or a system variable
-/// (a cheap byte scan: an `@` followed by a letter or `_`, or a `(` right after a word that
-/// ends with one of [`FUNCTIONS`], in any case).
+/// (a cheap byte scan: an `@` followed by a letter or `_`, a `(` right after a word that ends
+/// with one of [`FUNCTIONS`], or `current_` / `localtime`, in any case).
 pub(super) fn may_mention(statement: &str) -> bool {
     let bytes = statement.as_bytes();
     bytes.iter().enumerate().any(|(i, &b)| match b {
         b'@' => bytes
             .get(i + 1)
             .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_'),
+        // The clock keywords that need no parentheses (CURRENT_TIMESTAMP, LOCALTIME …).
+        b'c' | b'C' | b'l' | b'L' => {
+            let rest = bytes.get(i..).unwrap_or_default();
+            ["current_", "localtime"].iter().any(|word| {
+                rest.get(..word.len())
+                    .is_some_and(|head| head.eq_ignore_ascii_case(word.as_bytes()))
+            })
+        }
         b'(' => {
             let before = bytes.get(..i).unwrap_or_default();
             FUNCTIONS.iter().any(|f| {
@@ -122,6 +145,13 @@ pub(super) fn rewrite(statement: &str, values: &SessionValues<'_>) -> SqlResult<
 /// [`rewrite`] of a parsed statement, in place; true if anything was replaced.
 pub(super) fn substitute(stmt: &mut Statement, values: &SessionValues<'_>) -> SqlResult<bool> {
     keep_column_names(stmt);
+    // The clock is read once: every call in the statement sees the same instant, as in MySQL.
+    // Only in statements that run now: in a column DEFAULT or a view it would be frozen.
+    let clock = matches!(
+        stmt,
+        Statement::Query(_) | Statement::Insert(_) | Statement::Update(_) | Statement::Delete(_)
+    )
+    .then(StatementClock::now);
     let mut changed = false;
     let mut failed = None;
     let text = |s: &str| Datum::Bytes(s.as_bytes().to_vec());
@@ -150,7 +180,7 @@ pub(super) fn substitute(stmt: &mut Statement, values: &SessionValues<'_>) -> Sq
                     "last_insert_id" => Some(Datum::UInt(values.last_insert_id)),
                     "row_count" => Some(Datum::Int(values.row_count)),
                     "found_rows" => Some(Datum::UInt(values.found_rows)),
-                    _ => None,
+                    name => clock.as_ref().and_then(|c| c.function(name)),
                 }
             }
             Expr::Identifier(ident)
@@ -178,6 +208,49 @@ pub(super) fn substitute(stmt: &mut Statement, values: &SessionValues<'_>) -> Sq
     match failed {
         Some(err) => Err(err),
         None => Ok(changed),
+    }
+}
+
+/// The statement's instant for the clock functions, in UTC (`@@system_time_zone`; the session
+/// `time_zone` is `SYSTEM`).
+struct StatementClock {
+    /// Whole seconds since the Unix epoch (the functions without a precision argument).
+    seconds: i64,
+}
+
+impl StatementClock {
+    fn now() -> Self {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        Self {
+            seconds: i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
+        }
+    }
+
+    /// The value of clock function `name` (lower case, no arguments); `None` for another name.
+    /// Dates and datetimes become string literals, which MySQL converts wherever a date is
+    /// expected (comparisons, INSERT into a DATE / DATETIME column, DATE_ADD).
+    fn function(&self, name: &str) -> Option<Datum> {
+        let secs_per_day = 86_400;
+        let days = i32::try_from(self.seconds.div_euclid(secs_per_day)).ok()?;
+        let of_day = self.seconds.rem_euclid(secs_per_day);
+        Some(match name {
+            "now" | "sysdate" | "current_timestamp" | "localtime" | "localtimestamp"
+            | "utc_timestamp" => Datum::DateTime(self.seconds.checked_mul(1_000_000)?),
+            "curdate" | "current_date" | "utc_date" => Datum::Date(days),
+            "curtime" | "current_time" => Datum::Bytes(
+                format!(
+                    "{:02}:{:02}:{:02}",
+                    of_day / 3600,
+                    of_day / 60 % 60,
+                    of_day % 60
+                )
+                .into_bytes(),
+            ),
+            "unix_timestamp" => Datum::Int(self.seconds),
+            _ => return None,
+        })
     }
 }
 
@@ -374,6 +447,47 @@ mod tests {
                  '8.0.36-orcinus' AS `@@version`"
                     .to_string()
             )
+        );
+    }
+
+    #[test]
+    fn clock_functions_read_one_instant_in_queries_and_dml_only() {
+        let vars = HashMap::new();
+        let variables = variables();
+        let v = values(&vars, &variables);
+        let rewritten = rewrite(
+            "SELECT NOW(), CURRENT_TIMESTAMP, CURDATE(), UNIX_TIMESTAMP() FROM t",
+            &v,
+        )
+        .unwrap()
+        .unwrap();
+        let clock = StatementClock::now();
+        let date = crate::value::format_date(clock.seconds.div_euclid(86_400) as i32);
+        // The instant is read once: NOW() and CURRENT_TIMESTAMP agree.
+        let now_text = rewritten
+            .split('\'')
+            .nth(1)
+            .expect("a quoted datetime")
+            .to_owned();
+        assert!(now_text.starts_with(&date), "{rewritten}");
+        assert!(
+            rewritten.contains(&format!("'{now_text}' AS `CURRENT_TIMESTAMP`")),
+            "{rewritten}"
+        );
+        assert!(
+            rewritten.contains(&format!("'{date}' AS `CURDATE()`")),
+            "{rewritten}"
+        );
+        assert!(
+            rewrite("UPDATE t SET d = CURRENT_DATE WHERE id = 1", &v)
+                .unwrap()
+                .unwrap()
+                .starts_with(&format!("UPDATE t SET d = '{date}'"))
+        );
+        // A column default is evaluated at each insert, not frozen at CREATE TABLE.
+        assert_eq!(
+            rewrite("CREATE TABLE t (d DATETIME DEFAULT NOW())", &v).unwrap(),
+            None
         );
     }
 
