@@ -43,6 +43,24 @@ pub struct ColumnDef {
     /// DEFAULT: omitting it is error 1364). Nullable columns without DEFAULT get `Some(Null)`.
     pub default: Option<Datum>,
     pub auto_increment: bool,
+    /// `DEFAULT CURRENT_TIMESTAMP` (DATETIME and TIMESTAMP columns only): an INSERT that omits
+    /// the column stores the statement's time, and `default` is `None`. Absent in records
+    /// written before it existed (false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub default_now: bool,
+}
+
+impl ColumnDef {
+    /// The value an INSERT that omits the column stores, for a statement that started at
+    /// `now_micros` (microseconds since the epoch); `None`: no default (error 1364).
+    #[must_use]
+    pub fn default_at(&self, now_micros: i64) -> Option<Datum> {
+        if self.default_now {
+            Some(Datum::DateTime(now_micros))
+        } else {
+            self.default.clone()
+        }
+    }
 }
 
 /// A secondary index (KEY / INDEX / UNIQUE).

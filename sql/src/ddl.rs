@@ -104,6 +104,20 @@ fn map_type(t: &DataType) -> SqlResult<SqlType> {
     })
 }
 
+/// `CURRENT_TIMESTAMP`, `CURRENT_TIMESTAMP()`, `NOW()`, `LOCALTIME[()]`, `LOCALTIMESTAMP[()]`
+/// (a column default evaluated at each INSERT; no fractional-seconds precision).
+fn is_current_timestamp(e: &Expr) -> bool {
+    let Expr::Function(f) = e else {
+        return false;
+    };
+    let name = f.name.to_string().to_ascii_lowercase();
+    crate::plan::no_args(&f.args)
+        && matches!(
+            name.as_str(),
+            "current_timestamp" | "now" | "localtime" | "localtimestamp"
+        )
+}
+
 fn const_expr(e: &Expr) -> SqlResult<Datum> {
     match e {
         Expr::Value(v) => literal(&v.value),
@@ -274,6 +288,7 @@ fn column_def(
         nullable: true,
         default: None,
         auto_increment: false,
+        default_now: false,
     };
     let mut explicit_default = None;
     let mut primary = false;
@@ -281,6 +296,12 @@ fn column_def(
         match option {
             ColumnOption::Null => col.nullable = true,
             ColumnOption::NotNull => col.nullable = false,
+            ColumnOption::Default(e) if is_current_timestamp(e) => {
+                if !matches!(col.ty, SqlType::DateTime | SqlType::Timestamp) {
+                    return Err(SqlError::InvalidDefault(name.value.clone()));
+                }
+                col.default_now = true;
+            }
             ColumnOption::Default(e) => explicit_default = Some(const_expr(e)?),
             ColumnOption::PrimaryKey(_) => primary = true,
             ColumnOption::Unique(_) => pending_unique.push((None, vec![pos])),
@@ -309,6 +330,7 @@ fn column_def(
         }
     }
     col.default = match explicit_default {
+        _ if col.default_now => None,
         Some(d) => {
             let v = coerce::coerce(&d, &col, 1)
                 .map_err(|_| SqlError::InvalidDefault(col.name.clone()))?;

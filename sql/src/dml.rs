@@ -228,6 +228,7 @@ pub async fn execute_insert(
     let auto = def.auto_increment_column();
     let mut first_generated = None;
     let mut affected = 0u64;
+    let now_micros = crate::value::now_seconds().saturating_mul(1_000_000);
     for (n, values) in plan.rows.iter().enumerate() {
         let rowno = n + 1;
         let mut row: Vec<Option<Datum>> = vec![None; def.columns.len()];
@@ -254,8 +255,7 @@ pub async fn execute_insert(
                 Some(d) => d,
                 None if Some(i) == auto => Datum::Null,
                 None => col
-                    .default
-                    .clone()
+                    .default_at(now_micros)
                     .ok_or_else(|| SqlError::NoDefault(col.name.clone()))?,
             };
             if Some(i) == auto {

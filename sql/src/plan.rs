@@ -11,7 +11,7 @@ use crate::result::OutputColumn;
 use crate::select::{self, SelectPlan};
 use crate::types::SqlType;
 use datafusion::sql::sqlparser::ast::{
-    Expr, ObjectType, Query, Statement, Value, visit_expressions,
+    Expr, FunctionArguments, ObjectType, Query, Statement, Value, visit_expressions,
 };
 use datafusion::sql::sqlparser::dialect::MySqlDialect;
 use datafusion::sql::sqlparser::keywords::Keyword;
@@ -21,6 +21,15 @@ use std::ops::ControlFlow;
 
 /// Nesting depth the parser accepts before failing with a syntax error.
 pub const RECURSION_LIMIT: usize = 128;
+
+/// True for a function call without arguments: `f()`, or `CURRENT_TIMESTAMP` with none.
+pub(crate) fn no_args(args: &FunctionArguments) -> bool {
+    match args {
+        FunctionArguments::None => true,
+        FunctionArguments::List(list) => list.args.is_empty(),
+        FunctionArguments::Subquery(_) => false,
+    }
+}
 
 /// Parses one or more `;`-separated statements. MySQL's older spelling of a shared locking
 /// read, `LOCK IN SHARE MODE`, which the parser lacks, is read as `FOR SHARE` (only when the

@@ -96,6 +96,16 @@ pub fn format_date(days: i32) -> String {
     format!("{y:04}-{m:02}-{d:02}")
 }
 
+/// The current time as whole seconds since the Unix epoch, UTC (the server's
+/// `@@system_time_zone`): the instant of `NOW()` and `DEFAULT CURRENT_TIMESTAMP`.
+#[must_use]
+pub fn now_seconds() -> i64 {
+    let since_epoch = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX)
+}
+
 /// Formats a datetime as `YYYY-MM-DD hh:mm:ss[.ffffff]`.
 #[must_use]
 pub fn format_datetime(micros: i64) -> String {

@@ -123,17 +123,22 @@ pub fn data_type(ty: SqlType) -> &'static str {
 /// it is NULL, which MySQL shows alike.
 #[must_use]
 pub fn default_text(column: &ColumnDef) -> Option<String> {
+    if column.default_now {
+        return Some("CURRENT_TIMESTAMP".to_owned());
+    }
     match &column.default {
         None | Some(Datum::Null) => None,
         Some(d) => Some(value::display(d)),
     }
 }
 
-/// `EXTRA`: `auto_increment` or "".
+/// `EXTRA`: `auto_increment`, `DEFAULT_GENERATED` (a `DEFAULT CURRENT_TIMESTAMP`) or "".
 #[must_use]
 pub fn extra(column: &ColumnDef) -> &'static str {
     if column.auto_increment {
         "auto_increment"
+    } else if column.default_now {
+        "DEFAULT_GENERATED"
     } else {
         ""
     }
@@ -218,6 +223,7 @@ mod tests {
             nullable,
             default: None,
             auto_increment: false,
+            default_now: false,
         }
     }
 

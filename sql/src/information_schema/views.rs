@@ -267,6 +267,7 @@ impl SystemView {
                     nullable: col.nullable,
                     default: None,
                     auto_increment: false,
+                    default_now: false,
                 })
                 .collect(),
             primary_key: Vec::new(),

@@ -206,6 +206,7 @@ mod tests {
             nullable: false,
             default: None,
             auto_increment: false,
+            default_now: false,
         }
     }
 

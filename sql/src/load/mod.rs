@@ -97,6 +97,8 @@ struct Plan {
     set: Vec<BoundSet>,
     duplicates: Duplicates,
     lenient: bool,
+    /// The statement's start (microseconds since the epoch): `DEFAULT CURRENT_TIMESTAMP`.
+    now_micros: i64,
 }
 
 fn bind(stmt: &LoadStatement, table: Arc<Table>) -> SqlResult<Plan> {
@@ -155,6 +157,7 @@ fn bind(stmt: &LoadStatement, table: Arc<Table>) -> SqlResult<Plan> {
         set,
         duplicates,
         lenient: stmt.local || stmt.duplicates == Some(Duplicates::Ignore),
+        now_micros: crate::value::now_seconds().saturating_mul(1_000_000),
     })
 }
 
@@ -343,8 +346,8 @@ async fn load_record(
         let mut d = match v {
             Some(d) => d,
             None if Some(i) == auto => Datum::Null,
-            None => match &col.default {
-                Some(d) => d.clone(),
+            None => match col.default_at(plan.now_micros) {
+                Some(d) => d,
                 None => {
                     problem(SqlError::NoDefault(col.name.clone()), &mut warnings)?;
                     convert::implicit_default(col.ty)

@@ -25,8 +25,7 @@ use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use datafusion::sql::sqlparser::ast::{
-    Expr, FunctionArguments, Ident, SelectItem, SetExpr, Statement, Value as AstValue,
-    visit_expressions_mut,
+    Expr, Ident, SelectItem, SetExpr, Statement, Value as AstValue, visit_expressions_mut,
 };
 
 use crate::error::{SqlError, SqlResult};
@@ -121,14 +120,6 @@ fn literal(d: &Datum) -> Expr {
     Expr::Value(v.into())
 }
 
-fn no_args(args: &FunctionArguments) -> bool {
-    match args {
-        FunctionArguments::None => true,
-        FunctionArguments::List(l) => l.args.is_empty(),
-        FunctionArguments::Subquery(_) => false,
-    }
-}
-
 /// The statement with session functions and user variables replaced by literals; `None` when
 /// it contains none (run the original text).
 pub(super) fn rewrite(statement: &str, values: &SessionValues<'_>) -> SqlResult<Option<String>> {
@@ -170,7 +161,7 @@ pub(super) fn substitute(stmt: &mut Statement, values: &SessionValues<'_>) -> Sq
             }
         }
         let replacement = match e {
-            Expr::Function(f) if no_args(&f.args) => {
+            Expr::Function(f) if plan::no_args(&f.args) => {
                 match f.name.to_string().to_ascii_lowercase().as_str() {
                     "version" => Some(text(&values.version)),
                     "connection_id" => Some(Datum::UInt(u64::from(values.connection_id))),
@@ -220,11 +211,8 @@ struct StatementClock {
 
 impl StatementClock {
     fn now() -> Self {
-        let since_epoch = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default();
         Self {
-            seconds: i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX),
+            seconds: value::now_seconds(),
         }
     }
 

@@ -54,6 +54,7 @@ fn column_line(col: &ColumnDef) -> String {
         line.push_str(" NOT NULL");
     }
     match &col.default {
+        None if col.default_now => line.push_str(" DEFAULT CURRENT_TIMESTAMP"),
         None => {}
         // BLOB and TEXT columns cannot have a default; MySQL prints none for them.
         Some(Datum::Null) if matches!(col.ty, SqlType::Text | SqlType::Blob) => {}
@@ -195,6 +196,7 @@ mod tests {
             nullable,
             default,
             auto_increment: false,
+            default_now: false,
         }
     }
 

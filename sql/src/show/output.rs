@@ -121,6 +121,7 @@ impl ShowOutput {
                     nullable: c.nullable,
                     default: None,
                     auto_increment: false,
+                    default_now: false,
                 })
                 .collect(),
             primary_key: Vec::new(),

@@ -130,6 +130,40 @@ async fn show_create_table_text_recreates_the_table() {
 }
 
 #[tokio::test]
+async fn default_current_timestamp_shows_and_recreates() {
+    let mut db = ShowDb::new().await;
+    db.exec(
+        "CREATE TABLE stamped (id INT PRIMARY KEY, c DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP, \
+         t TIMESTAMP DEFAULT NOW())",
+    )
+    .await;
+    let text = db.rows("SHOW CREATE TABLE stamped")[0][1].clone();
+    assert!(
+        text.contains("`c` datetime NOT NULL DEFAULT CURRENT_TIMESTAMP,\n")
+            && text.contains("`t` timestamp NULL DEFAULT CURRENT_TIMESTAMP,\n"),
+        "{text}"
+    );
+    db.exec("CREATE DATABASE copy").await;
+    db.exec("USE copy").await;
+    db.exec(&text).await;
+    let copied = db
+        .run_in(Some("copy"), "SHOW CREATE TABLE stamped")
+        .unwrap();
+    assert_eq!(rows_of(copied)[0][1], text);
+}
+
+#[test]
+fn column_records_written_before_default_now_still_read() {
+    let old =
+        r#"{"name":"c","ty":"DateTime","nullable":true,"default":"Null","auto_increment":false}"#;
+    let column: crate::catalog::ColumnDef = serde_json::from_str(old).unwrap();
+    assert!(!column.default_now);
+    assert_eq!(column.default, Some(crate::types::Datum::Null));
+    // And a column without it is written as before.
+    assert_eq!(serde_json::to_string(&column).unwrap(), old);
+}
+
+#[tokio::test]
 async fn show_databases_and_tables() {
     let db = ShowDb::new().await;
     assert_eq!(
