@@ -181,7 +181,10 @@ impl AnalyticsEngine {
             .with_catalog_list(catalogs)
             .with_default_features()
             .build();
-        for f in mysql_dialect::functions::all() {
+        for f in mysql_dialect::functions::all()
+            .into_iter()
+            .chain(mysql_dialect::date_functions::all())
+        {
             state.register_udf(f).map_err(|e| self.df_err(e))?;
         }
         Ok(state)

@@ -1,13 +1,15 @@
 //! The MySQL dialect of the analytical executor — the one place MySQL semantics are mapped onto
 //! DataFusion: a syntax rewrite of the parsed query ([`rewrite`]), MySQL-semantics functions
-//! ([`functions`]), checked integer arithmetic and the string collation applied to the typed
-//! logical plan ([`typed`]), the
+//! ([`functions`], [`date_functions`] over the calendar and date text of [`date_text`]), checked
+//! integer arithmetic and the string collation applied to the typed logical plan ([`typed`]), the
 //! planner options that match MySQL ([`configure`]) and MySQL's result column names
 //! ([`output_names`]).
 //!
 //! Invariant: a MySQL construct DataFusion would read differently is rewritten or rejected with
 //! an error naming it; it is never passed through to mean something else.
 
+pub mod date_functions;
+pub mod date_text;
 pub mod functions;
 pub mod rewrite;
 pub mod typed;

@@ -19,6 +19,11 @@
 //!   `SUBSTRING/SUBSTR/MID`, `LEFT`, `RIGHT` → MySQL-semantics UDFs, `LENGTH` → `octet_length`,
 //!   `LOG(x)` → `ln(x)`, `STD/STDDEV` → `stddev_pop`, `VARIANCE` → `var_pop`,
 //!   `YEAR/MONTH/DAY/…(d)` → `EXTRACT`, `UCASE/LCASE` → `upper/lower`.
+//! - `DATE`, `DATEDIFF`, `DAYOFWEEK`, `WEEKDAY`, `DAYOFMONTH`, `DAYOFYEAR`, `LAST_DAY`,
+//!   `DATE_FORMAT` → `mysql_…` UDFs; `TIMESTAMPDIFF(UNIT, a, b)` → `mysql_timestampdiff('UNIT',
+//!   a, b)`; `STR_TO_DATE(s, 'fmt')` → `mysql_str_to_date` or `mysql_str_to_datetime` by the
+//!   literal format (a non-literal format is rejected); `CAST(x AS SIGNED | UNSIGNED |
+//!   DATETIME[(p)])` → `mysql_cast_signed` / `mysql_cast_unsigned` / `mysql_datetime(x, p)`.
 //! - Case-insensitive collation for `REGEXP/RLIKE` (→ `~*`), `INSTR` and `POSITION … IN`.
 //! - `"text"` is a string literal (no ANSI_QUOTES); `?` placeholders become `$1, $2, …`.
 
@@ -328,6 +333,85 @@ fn wrap_first_arg(f: &mut Function, udf: &str) {
     }
 }
 
+/// `TIMESTAMPDIFF(unit, a, b)` → `mysql_timestampdiff('UNIT', a, b)`.
+fn timestampdiff(args: Option<Vec<Expr>>) -> ControlFlow<Box<SqlError>, Expr> {
+    let Some(Ok([unit, a, b])) = args.map(<[Expr; 3]>::try_from) else {
+        return wrong_args("timestampdiff");
+    };
+    let unit = match &unit {
+        Expr::Identifier(id) if id.quote_style.is_none() => id.value.to_uppercase(),
+        _ => return unsupported(format!("TIMESTAMPDIFF unit {unit}")),
+    };
+    if !super::date_functions::is_timestampdiff_unit(&unit) {
+        return unsupported(format!("TIMESTAMPDIFF unit {unit}"));
+    }
+    ControlFlow::Continue(call("mysql_timestampdiff", vec![string_lit(unit), a, b]))
+}
+
+/// `STR_TO_DATE(s, 'format')` → `mysql_str_to_date` (DATE) when the format has no time-of-day
+/// specifier, else `mysql_str_to_datetime` (DATETIME), as MySQL types it by the format.
+fn str_to_date(args: Option<Vec<Expr>>) -> ControlFlow<Box<SqlError>, Expr> {
+    let Some(Ok([s, format])) = args.map(<[Expr; 2]>::try_from) else {
+        return wrong_args("str_to_date");
+    };
+    let udf = match &format {
+        Expr::Value(ValueWithSpan {
+            value: Value::SingleQuotedString(f),
+            ..
+        }) if super::date_text::format_has_time(f) => "mysql_str_to_datetime",
+        Expr::Value(ValueWithSpan {
+            value: Value::SingleQuotedString(_) | Value::Null,
+            ..
+        }) => "mysql_str_to_date",
+        _ => return unsupported(format!("STR_TO_DATE with a non-literal format {format}")),
+    };
+    ControlFlow::Continue(call(udf, vec![s, format]))
+}
+
+/// `CAST(x AS SIGNED | UNSIGNED | DATETIME[(p)])` → the MySQL-semantics UDF; other casts stay.
+fn mysql_cast(e: &mut Expr) -> ControlFlow<Box<SqlError>, Option<Expr>> {
+    let Expr::Cast {
+        kind,
+        expr,
+        data_type,
+        array,
+        format,
+    } = e
+    else {
+        return ControlFlow::Continue(None);
+    };
+    let mysql_only = matches!(
+        data_type,
+        DataType::Signed
+            | DataType::SignedInteger
+            | DataType::Unsigned
+            | DataType::UnsignedInteger
+            | DataType::Datetime(_)
+    );
+    if mysql_only && (!matches!(kind, CastKind::Cast) || *array || format.is_some()) {
+        return unsupported(format!("this form of CAST to {data_type}"));
+    }
+    let udf_args = |x: &mut Box<Expr>| vec![std::mem::replace(x.as_mut(), unreachable_expr())];
+    let (udf, args) = match data_type {
+        DataType::Signed | DataType::SignedInteger => ("mysql_cast_signed", udf_args(expr)),
+        DataType::Unsigned | DataType::UnsignedInteger => ("mysql_cast_unsigned", udf_args(expr)),
+        DataType::Datetime(p) => {
+            let p = p.unwrap_or(0);
+            if p > 6 {
+                return unsupported(format!("DATETIME precision {p}"));
+            }
+            let mut a = udf_args(expr);
+            a.push(Expr::Value(ValueWithSpan {
+                value: Value::Number(p.to_string(), false),
+                span: Span::empty(),
+            }));
+            ("mysql_datetime", a)
+        }
+        _ => return ControlFlow::Continue(None),
+    };
+    ControlFlow::Continue(Some(call(udf, args)))
+}
+
 impl MySqlRewriter {
     fn rewrite_function(&mut self, f: &mut Function) -> ControlFlow<Box<SqlError>, Option<Expr>> {
         let name = match f.name.0.as_slice() {
@@ -423,11 +507,25 @@ impl MySqlRewriter {
                 wrap_first_arg(f, "mysql_exact");
                 None
             }
-            "year" | "month" | "day" | "dayofmonth" | "hour" | "minute" | "second" | "quarter" => {
+            "date" | "datediff" | "dayofweek" | "weekday" | "dayofmonth" | "dayofyear"
+            | "last_day" | "date_format" => {
+                let arity = if name == "datediff" || name == "date_format" {
+                    2
+                } else {
+                    1
+                };
+                match args() {
+                    Some(a) if a.len() == arity => Some(call(&format!("mysql_{name}"), a)),
+                    _ => return wrong_args(&name),
+                }
+            }
+            "timestampdiff" => Some(timestampdiff(args())?),
+            "str_to_date" => Some(str_to_date(args())?),
+            "year" | "month" | "day" | "hour" | "minute" | "second" | "quarter" => {
                 let field = match name.as_str() {
                     "year" => DateTimeField::Year,
                     "month" => DateTimeField::Month,
-                    "day" | "dayofmonth" => DateTimeField::Day,
+                    "day" => DateTimeField::Day,
                     "hour" => DateTimeField::Hour,
                     "minute" => DateTimeField::Minute,
                     "second" => DateTimeField::Second,
@@ -615,6 +713,7 @@ impl VisitorMut for MySqlRewriter {
                 Some(call("mysql_substring", args))
             }
             Expr::Function(f) => self.rewrite_function(f)?,
+            Expr::Cast { .. } => mysql_cast(e)?,
             // REGEXP / RLIKE match case-insensitively under the default collation.
             Expr::RLike {
                 negated,
