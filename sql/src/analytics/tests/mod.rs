@@ -3,6 +3,7 @@
 //! fresh storage snapshot (or a transaction).
 
 mod basics;
+mod date_functions;
 mod tpch;
 mod tpch_data;
 mod views;
