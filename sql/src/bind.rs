@@ -335,6 +335,13 @@ impl<'a> Binder<'a> {
         if distinct {
             return Err(SqlError::Parse(format!("DISTINCT in {fname}()")));
         }
+        if lower == "last_insert_id" && list.is_empty() {
+            return Ok(BExpr::LastInsertId);
+        }
+        // The function first: an argument of a function the fast path lacks may be no column
+        // at all (TIMESTAMPDIFF's unit), and "unsupported" hands the statement to DataFusion.
+        let (func, min, max) = Func::lookup(&lower)
+            .ok_or_else(|| SqlError::unsupported(format!("function {fname}")))?;
         let mut bound = Vec::with_capacity(list.len());
         for a in &list {
             match a {
@@ -346,11 +353,6 @@ impl<'a> Binder<'a> {
                 }
             }
         }
-        if lower == "last_insert_id" && bound.is_empty() {
-            return Ok(BExpr::LastInsertId);
-        }
-        let (func, min, max) = Func::lookup(&lower)
-            .ok_or_else(|| SqlError::unsupported(format!("function {fname}")))?;
         if bound.len() < min || bound.len() > max {
             return Err(SqlError::WrongArgCount(fname));
         }
