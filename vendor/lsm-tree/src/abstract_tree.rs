@@ -549,6 +549,13 @@ pub trait AbstractTree {
         seqno: SeqNo,
     ) -> (u64, u64);
 
+    /// Orcinus patch: writes `item` (a value or a tombstone, as [`AbstractTree::insert`] and
+    /// [`AbstractTree::remove`] do) and unlinks the versions of its key in the active memtable
+    /// that no reader can see: see [`Memtable::insert_pruning`] for what `gc_watermark` must
+    /// be. Returns the item's size, the memtable's size afterwards and the bytes unlinked.
+    #[doc(hidden)]
+    fn append_pruning(&self, item: InternalValue, gc_watermark: SeqNo) -> (u64, u64, u64);
+
     /// Removes an item from the tree.
     ///
     /// Returns the added item's size and new size of the memtable.

@@ -630,4 +630,8 @@ impl AbstractTree for BlobTree {
     fn remove_weak<K: Into<UserKey>>(&self, key: K, seqno: SeqNo) -> (u64, u64) {
         self.index.remove_weak(key, seqno)
     }
+
+    fn append_pruning(&self, item: InternalValue, gc_watermark: SeqNo) -> (u64, u64, u64) {
+        self.index.append_pruning(item, gc_watermark)
+    }
 }

@@ -2,16 +2,70 @@
 // This source code is licensed under both the Apache 2.0 and MIT License
 // (found in the LICENSE-* files in the repository)
 
+// Orcinus patch: the memtable keeps, per user key, a chain of its versions (newest first)
+// under one skiplist node, instead of one skiplist node per version, and an insert may prune
+// the versions no reader can see any more ([`Memtable::insert_pruning`]). Under overwrites of
+// a hot set of keys the memtable then holds about one version per key: an insert searches a
+// skiplist of distinct keys, and the memtable reaches its flush trigger (bytes or entries, both
+// counting linked versions only) far less often, so the flush worker no longer walks and frees
+// tens of thousands of dead versions per flush. Iteration order and read results are those of
+// the upstream memtable (user key ascending, then seqno descending).
+
 use crate::key::InternalKey;
 use crate::{
-    value::{InternalValue, SeqNo, UserValue},
+    value::{InternalValue, SeqNo, UserKey, UserValue},
     ValueType,
 };
-use crossbeam_skiplist::SkipMap;
-use std::ops::RangeBounds;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
+use crossbeam_skiplist::{map::Entry, SkipMap};
+use std::collections::VecDeque;
+use std::ops::{Bound, RangeBounds};
+use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::sync::Mutex;
 
 pub use crate::tree::inner::MemtableId;
+
+/// One version of a user key.
+struct Version {
+    seqno: SeqNo,
+    value_type: ValueType,
+    value: UserValue,
+    /// The next older version of the same key.
+    next: Atomic<Version>,
+}
+
+/// The versions of one user key, by seqno descending.
+///
+/// Versions are linked and unlinked only under [`Memtable::write_lock`]; readers walk the chain
+/// without a lock, inside an epoch guard. An unlinked version is destroyed through the epoch
+/// collector, so a reader that reached it can still follow its `next`.
+#[derive(Default)]
+struct Chain {
+    head: Atomic<Version>,
+}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        // SAFETY: dropping the chain means the skiplist drops its node: no reader can reach
+        // the chain any more, and unlinked versions were handed to the collector, not kept here.
+        unsafe {
+            let guard = epoch::unprotected();
+            let mut current = self.head.load(Relaxed, guard);
+            while !current.is_null() {
+                let next = current.deref().next.load(Relaxed, guard);
+                drop(current.into_owned());
+                current = next;
+            }
+        }
+    }
+}
+
+/// Bytes a version is accounted for (the upstream per-entry formula).
+fn entry_size(user_key: &[u8], value: &[u8]) -> u64 {
+    // Keys are limited to 16-bit lengths and values to 32-bit lengths.
+    (user_key.len() + value.len() + std::mem::size_of::<InternalValue>()) as u64
+}
 
 /// The memtable serves as an intermediary, ephemeral, sorted storage for new items
 ///
@@ -20,11 +74,16 @@ pub struct Memtable {
     #[doc(hidden)]
     pub id: MemtableId,
 
-    /// The actual content, stored in a lock-free skiplist.
-    #[doc(hidden)]
-    pub items: SkipMap<InternalKey, UserValue>,
+    /// User keys, each with its chain of versions.
+    items: SkipMap<UserKey, Chain>,
 
-    /// Approximate active memtable size.
+    /// Serialises chain edits (inserts and pruning).
+    write_lock: Mutex<()>,
+
+    /// Linked versions.
+    version_count: AtomicUsize,
+
+    /// Approximate active memtable size (linked versions).
     ///
     /// If this grows too large, a flush is triggered.
     pub(crate) approximate_size: AtomicU64,
@@ -61,6 +120,8 @@ impl Memtable {
         Self {
             id,
             items: SkipMap::default(),
+            write_lock: Mutex::new(()),
+            version_count: AtomicUsize::default(),
             approximate_size: AtomicU64::default(),
             highest_seqno: AtomicU64::default(),
             requested_rotation: AtomicBool::default(),
@@ -69,10 +130,7 @@ impl Memtable {
 
     /// Creates an iterator over all items.
     pub fn iter(&self) -> impl DoubleEndedIterator<Item = InternalValue> + '_ {
-        self.items.iter().map(|entry| InternalValue {
-            key: entry.key().clone(),
-            value: entry.value().clone(),
-        })
+        Versions::new(self.items.iter(), Bound::Unbounded, Bound::Unbounded)
     }
 
     /// Creates an iterator over a range of items.
@@ -80,48 +138,41 @@ impl Memtable {
         &'a self,
         range: R,
     ) -> impl DoubleEndedIterator<Item = InternalValue> + 'a {
-        self.items.range(range).map(|entry| InternalValue {
-            key: entry.key().clone(),
-            value: entry.value().clone(),
-        })
+        let lower = range.start_bound().cloned();
+        let upper = range.end_bound().cloned();
+        // Every version of a bound's user key may be in range; `Versions` filters them.
+        let key_bound = |bound: &Bound<InternalKey>| match bound {
+            Bound::Included(k) | Bound::Excluded(k) => Bound::Included(k.user_key.clone()),
+            Bound::Unbounded => Bound::Unbounded,
+        };
+        let keys = self
+            .items
+            .range::<UserKey, _>((key_bound(&lower), key_bound(&upper)));
+        Versions::new(keys, lower, upper)
     }
 
     /// Returns the item by key if it exists.
     ///
-    /// The item with the highest seqno will be returned, if `seqno` is None.
+    /// The item with the highest seqno below `seqno` is returned.
     #[doc(hidden)]
     pub fn get(&self, key: &[u8], seqno: SeqNo) -> Option<InternalValue> {
         if seqno == 0 {
             return None;
         }
-
-        // NOTE: This range start deserves some explanation...
-        // InternalKeys are multi-sorted by 2 categories: user_key and Reverse(seqno). (tombstone doesn't really matter)
-        // We search for the lowest entry that is greater or equal the user's prefix key
-        // and has the seqno (or lower) we want (because the seqno is stored in reverse order)
-        //
-        // Example: We search for "abc"
-        //
-        // key -> seqno
-        //
-        // a   -> 7
-        // abc -> 5 <<< This is the lowest key (highest seqno) that matches the key with seqno=None
-        // abc -> 4
-        // abc -> 3 <<< If searching for abc and seqno=4, we would get this
-        // abcdef -> 6
-        // abcdef -> 5
-        //
-        let lower_bound = InternalKey::new(key, seqno - 1, ValueType::Value);
-
-        let mut iter = self
-            .items
-            .range(lower_bound..)
-            .take_while(|entry| &*entry.key().user_key == key);
-
-        iter.next().map(|entry| InternalValue {
-            key: entry.key().clone(),
-            value: entry.value().clone(),
-        })
+        let entry = self.items.get(key)?;
+        let guard = epoch::pin();
+        let mut current = entry.value().head.load(Acquire, &guard);
+        // SAFETY: versions are destroyed only through the collector, and we are pinned.
+        while let Some(version) = unsafe { current.as_ref() } {
+            if version.seqno < seqno {
+                return Some(InternalValue {
+                    key: InternalKey::new(entry.key().clone(), version.seqno, version.value_type),
+                    value: version.value.clone(),
+                });
+            }
+            current = version.next.load(Acquire, &guard);
+        }
+        None
     }
 
     /// Gets approximate size of memtable in bytes.
@@ -130,40 +181,174 @@ impl Memtable {
             .load(std::sync::atomic::Ordering::Acquire)
     }
 
-    /// Counts the number of items in the memtable.
+    /// Counts the number of items (linked versions) in the memtable.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.version_count.load(Acquire)
     }
 
     /// Returns `true` if the memtable is empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.len() == 0
     }
 
     /// Inserts an item into the memtable
     #[doc(hidden)]
     pub fn insert(&self, item: InternalValue) -> (u64, u64) {
-        #[expect(
-            clippy::expect_used,
-            reason = "keys are limited to 16-bit length + values are limited to 32-bit length"
-        )]
-        let item_size =
-            (item.key.user_key.len() + item.value.len() + std::mem::size_of::<InternalValue>())
-                .try_into()
-                .expect("should fit into u64");
+        let (item_size, size_after, _) = self.insert_pruning(item, None);
+        (item_size, size_after)
+    }
 
-        let size_before = self
-            .approximate_size
-            .fetch_add(item_size, std::sync::atomic::Ordering::AcqRel);
+    /// Inserts an item into the memtable and, given `gc_watermark`, unlinks the versions of its
+    /// key that no reader can see.
+    ///
+    /// `gc_watermark` must be a seqno such that every current and future reader of this
+    /// memtable reads at a seqno above it (it sees every version `<= gc_watermark`): the
+    /// snapshot tracker's seqno safe to GC, which is at most the lowest open snapshot's instant
+    /// minus one. Then the newest version `<= gc_watermark` of the key is visible to every
+    /// reader, and the versions older than it to none: they are unlinked (a weak tombstone
+    /// there stops this: it must meet the value it cancels). The new item itself is never
+    /// unlinked.
+    ///
+    /// Returns the item's size, the memtable's size afterwards, and the bytes unlinked (which
+    /// the caller frees from any write buffer accounting that counted them).
+    #[doc(hidden)]
+    pub fn insert_pruning(
+        &self,
+        item: InternalValue,
+        gc_watermark: Option<SeqNo>,
+    ) -> (u64, u64, u64) {
+        let InternalValue { key, value } = item;
+        let InternalKey {
+            user_key,
+            seqno,
+            value_type,
+        } = key;
 
-        let key = InternalKey::new(item.key.user_key, item.key.seqno, item.key.value_type);
-        self.items.insert(key, item.value);
+        let item_size = entry_size(&user_key, &value);
+        assert!(
+            u16::try_from(user_key.len()).is_ok(),
+            "keys can be 65535 bytes in length",
+        );
+
+        let guard = epoch::pin();
+        #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
+        let lock = self.write_lock.lock().expect("lock is poisoned");
+
+        let entry = self.items.get_or_insert(user_key, Chain::default());
+        let mut freed = 0u64;
+        let mut removed = 0usize;
+
+        // Find the link to the first version not newer than `seqno`.
+        let mut link = &entry.value().head;
+        let mut current = link.load(Acquire, &guard);
+        // SAFETY: chain versions are unlinked only under the write lock (held) and destroyed
+        // through the collector (we are pinned).
+        while let Some(version) = unsafe { current.as_ref() } {
+            if version.seqno <= seqno {
+                break;
+            }
+            link = &version.next;
+            current = version.next.load(Acquire, &guard);
+        }
+
+        // A version with the same seqno is replaced, as the upstream skiplist replaced an
+        // entry with an equal key.
+        let mut replaced = None;
+        let mut after = current;
+        // SAFETY: as above.
+        if let Some(version) = unsafe { current.as_ref() } {
+            if version.seqno == seqno {
+                replaced = Some(current);
+                after = version.next.load(Acquire, &guard);
+            }
+        }
+
+        let new = Owned::new(Version {
+            seqno,
+            value_type,
+            value,
+            next: Atomic::null(),
+        });
+        new.next.store(after, Relaxed);
+        link.store(new, Release);
+
+        if let Some(old) = replaced {
+            // SAFETY: `old` was just unlinked under the write lock; readers that still hold it
+            // are pinned, so the collector destroys it after them.
+            unsafe {
+                freed += entry_size(entry.key(), &old.deref().value);
+                guard.defer_destroy(old);
+            }
+            removed += 1;
+        }
+
+        if let Some(watermark) = gc_watermark {
+            let (bytes, count) = Self::prune(&entry, watermark, &guard);
+            freed += bytes;
+            removed += count;
+        }
+
+        // The counts are updated under the lock too, so no writer ever subtracts what another
+        // has not added yet. One version was linked and `removed` unlinked.
+        match removed {
+            0 => {
+                self.version_count.fetch_add(1, AcqRel);
+            }
+            1 => {}
+            n => {
+                self.version_count.fetch_sub(n - 1, AcqRel);
+            }
+        }
+
+        // Freed bytes were added by earlier inserts, so the size never drops below zero.
+        let size_after = if freed > item_size {
+            self.approximate_size.fetch_sub(freed - item_size, AcqRel) - (freed - item_size)
+        } else {
+            self.approximate_size.fetch_add(item_size - freed, AcqRel) + (item_size - freed)
+        };
+
+        drop(lock);
 
         self.highest_seqno
-            .fetch_max(item.key.seqno, std::sync::atomic::Ordering::AcqRel);
+            .fetch_max(seqno, std::sync::atomic::Ordering::AcqRel);
 
-        (item_size, size_before + item_size)
+        (item_size, size_after, freed)
+    }
+
+    /// Unlinks the versions of `entry` older than its newest version `<= watermark` (see
+    /// [`Memtable::insert_pruning`]); returns their bytes and count. Called under the write
+    /// lock.
+    fn prune(entry: &Entry<'_, UserKey, Chain>, watermark: SeqNo, guard: &Guard) -> (u64, usize) {
+        let mut current = entry.value().head.load(Acquire, guard);
+        // SAFETY: see `insert_pruning`.
+        let keep = loop {
+            match unsafe { current.as_ref() } {
+                None => return (0, 0),
+                Some(version) if version.seqno <= watermark => break version,
+                Some(version) => current = version.next.load(Acquire, guard),
+            }
+        };
+        if keep.value_type == ValueType::WeakTombstone {
+            return (0, 0);
+        }
+        let mut tail = keep.next.load(Acquire, guard);
+        if tail.is_null() {
+            return (0, 0);
+        }
+        keep.next.store(Shared::null(), Release);
+
+        let mut bytes = 0;
+        let mut count = 0;
+        // SAFETY: the tail is unlinked under the write lock; it is handed to the collector.
+        while let Some(version) = unsafe { tail.as_ref() } {
+            let next = version.next.load(Acquire, guard);
+            bytes += entry_size(entry.key(), &version.value);
+            count += 1;
+            unsafe { guard.defer_destroy(tail) };
+            tail = next;
+        }
+        (bytes, count)
     }
 
     /// Returns the highest sequence number in the memtable.
@@ -175,6 +360,101 @@ impl Memtable {
                 self.highest_seqno
                     .load(std::sync::atomic::Ordering::Acquire),
             )
+        }
+    }
+}
+
+/// Iterates the versions of the keys yielded by `keys` (user key ascending, then seqno
+/// descending), keeping those inside `lower..upper`: the versions of one key are copied out
+/// under an epoch guard when its entry is reached, so the iterator holds no guard between
+/// calls.
+struct Versions<'a, I: DoubleEndedIterator<Item = Entry<'a, UserKey, Chain>>> {
+    keys: I,
+    lower: Bound<InternalKey>,
+    upper: Bound<InternalKey>,
+    front: VecDeque<InternalValue>,
+    back: VecDeque<InternalValue>,
+}
+
+impl<'a, I: DoubleEndedIterator<Item = Entry<'a, UserKey, Chain>>> Versions<'a, I> {
+    fn new(keys: I, lower: Bound<InternalKey>, upper: Bound<InternalKey>) -> Self {
+        Self {
+            keys,
+            lower,
+            upper,
+            front: VecDeque::new(),
+            back: VecDeque::new(),
+        }
+    }
+
+    fn in_range(&self, key: &InternalKey) -> bool {
+        let above_lower = match &self.lower {
+            Bound::Included(lower) => key >= lower,
+            Bound::Excluded(lower) => key > lower,
+            Bound::Unbounded => true,
+        };
+        let below_upper = match &self.upper {
+            Bound::Included(upper) => key <= upper,
+            Bound::Excluded(upper) => key < upper,
+            Bound::Unbounded => true,
+        };
+        above_lower && below_upper
+    }
+
+    /// Appends the in-range versions of `entry`'s key to `buffer`, newest first.
+    fn load(&self, entry: &Entry<'a, UserKey, Chain>, buffer: &mut VecDeque<InternalValue>) {
+        let guard = epoch::pin();
+        let mut current = entry.value().head.load(Acquire, &guard);
+        // SAFETY: versions are destroyed only through the collector, and we are pinned.
+        while let Some(version) = unsafe { current.as_ref() } {
+            let key = InternalKey::new(entry.key().clone(), version.seqno, version.value_type);
+            if self.in_range(&key) {
+                buffer.push_back(InternalValue {
+                    key,
+                    value: version.value.clone(),
+                });
+            }
+            current = version.next.load(Acquire, &guard);
+        }
+    }
+}
+
+impl<'a, I: DoubleEndedIterator<Item = Entry<'a, UserKey, Chain>>> Iterator for Versions<'a, I> {
+    type Item = InternalValue;
+
+    fn next(&mut self) -> Option<InternalValue> {
+        loop {
+            if let Some(item) = self.front.pop_front() {
+                return Some(item);
+            }
+            match self.keys.next() {
+                Some(entry) => {
+                    let mut buffer = std::mem::take(&mut self.front);
+                    self.load(&entry, &mut buffer);
+                    self.front = buffer;
+                }
+                None => return self.back.pop_front(),
+            }
+        }
+    }
+}
+
+impl<'a, I: DoubleEndedIterator<Item = Entry<'a, UserKey, Chain>>> DoubleEndedIterator
+    for Versions<'a, I>
+{
+    fn next_back(&mut self) -> Option<InternalValue> {
+        loop {
+            if let Some(item) = self.back.pop_back() {
+                return Some(item);
+            }
+            match self.keys.next_back() {
+                Some(entry) => {
+                    let mut buffer = std::mem::take(&mut self.back);
+                    self.load(&entry, &mut buffer);
+                    self.back = buffer;
+                }
+                None => return self.front.pop_back(),
+            }
         }
     }
 }
@@ -377,5 +657,247 @@ mod tests {
             )),
             memtable.get(b"abc", 50)
         );
+    }
+
+    // Orcinus patch tests: the chain layout against a model of the upstream skiplist.
+
+    /// A small deterministic generator (xorshift64*).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self, bound: u64) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % bound
+        }
+    }
+
+    fn random_key(rng: &mut Rng) -> InternalKey {
+        let user_key = vec![b'k', b'0' + rng.next(6) as u8];
+        InternalKey::new(user_key, rng.next(40), ValueType::Value)
+    }
+
+    fn random_bound(rng: &mut Rng) -> Bound<InternalKey> {
+        match rng.next(3) {
+            0 => Bound::Unbounded,
+            1 => Bound::Included(random_key(rng)),
+            _ => Bound::Excluded(random_key(rng)),
+        }
+    }
+
+    #[test]
+    fn chains_iterate_like_a_skiplist_of_versions() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        for _round in 0..200 {
+            let memtable = Memtable::new(0);
+            let mut model = std::collections::BTreeMap::new();
+            for _ in 0..rng.next(60) {
+                let key = random_key(&mut rng);
+                let value_type = if rng.next(4) == 0 {
+                    ValueType::Tombstone
+                } else {
+                    ValueType::Value
+                };
+                let value = rng.next(1000).to_string().into_bytes();
+                let item = InternalValue::from_components(
+                    key.user_key.clone(),
+                    value,
+                    key.seqno,
+                    value_type,
+                );
+                memtable.insert(item.clone());
+                // The upstream skiplist replaced an entry with an equal (key, seqno).
+                model.insert(item.key.clone(), item);
+            }
+            assert_eq!(model.len(), memtable.len());
+            let all: Vec<_> = model.values().cloned().collect();
+            assert_eq!(all, memtable.iter().collect::<Vec<_>>());
+            assert_eq!(
+                all.iter().rev().cloned().collect::<Vec<_>>(),
+                memtable.iter().rev().collect::<Vec<_>>()
+            );
+
+            for _ in 0..20 {
+                let bounds = (random_bound(&mut rng), random_bound(&mut rng));
+                let inverted = match (&bounds.0, &bounds.1) {
+                    (
+                        Bound::Included(a) | Bound::Excluded(a),
+                        Bound::Included(b) | Bound::Excluded(b),
+                    ) => a > b,
+                    _ => false,
+                };
+                if inverted {
+                    continue; // BTreeMap::range panics on those
+                }
+                let expected: Vec<_> = model
+                    .range(bounds.clone())
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                // Alternate ends at random, as a double-ended consumer may.
+                let mut iter = memtable.range(bounds.clone());
+                let (mut front, mut back) = (Vec::new(), Vec::new());
+                loop {
+                    let item = if rng.next(2) == 0 {
+                        iter.next().map(|v| front.push(v))
+                    } else {
+                        iter.next_back().map(|v| back.push(v))
+                    };
+                    if item.is_none() {
+                        break;
+                    }
+                }
+                back.reverse();
+                front.extend(back);
+                assert_eq!(expected, front, "range {bounds:?}");
+            }
+
+            for user_key in [b"k0", b"k1", b"k2", b"k3", b"k4", b"k5"] {
+                for seqno in 0..42 {
+                    let expected = model
+                        .range(
+                            InternalKey::new(
+                                user_key.to_vec(),
+                                seqno.max(1) - 1,
+                                ValueType::Value,
+                            )..,
+                        )
+                        .map(|(_, v)| v)
+                        .find(|v| &*v.key.user_key == user_key)
+                        .filter(|_| seqno > 0)
+                        .cloned();
+                    assert_eq!(
+                        expected,
+                        memtable.get(user_key, seqno),
+                        "get {user_key:?}@{seqno}"
+                    );
+                }
+            }
+        }
+    }
+
+    fn value(key: &[u8], seqno: SeqNo, value_type: ValueType) -> InternalValue {
+        InternalValue::from_components(
+            key.to_vec(),
+            seqno.to_string().into_bytes(),
+            seqno,
+            value_type,
+        )
+    }
+
+    #[test]
+    fn pruning_unlinks_versions_no_reader_sees() {
+        let memtable = Memtable::new(0);
+        for seqno in 1..=5 {
+            memtable.insert(value(b"a", seqno, ValueType::Value));
+        }
+        memtable.insert(value(b"b", 1, ValueType::Value));
+        let size_before = memtable.size();
+        assert_eq!(6, memtable.len());
+
+        // Readers read above 3: they all see version 3 or newer, so 1 and 2 go; 6 is new.
+        let item = value(b"a", 6, ValueType::Value);
+        let item_size = entry_size(&item.key.user_key, &item.value);
+        let (size, size_after, freed) = memtable.insert_pruning(item, Some(3));
+        assert_eq!(item_size, size);
+        assert_eq!(
+            freed,
+            entry_size(b"a", b"1") + entry_size(b"a", b"2"),
+            "versions 1 and 2"
+        );
+        assert_eq!(size_before + item_size - freed, size_after);
+        assert_eq!(size_after, memtable.size());
+        assert_eq!(5, memtable.len());
+        let seqnos: Vec<_> = memtable
+            .iter()
+            .map(|v| (v.key.user_key.to_vec(), v.key.seqno))
+            .collect();
+        assert_eq!(
+            vec![
+                (b"a".to_vec(), 6),
+                (b"a".to_vec(), 5),
+                (b"a".to_vec(), 4),
+                (b"a".to_vec(), 3),
+                (b"b".to_vec(), 1)
+            ],
+            seqnos
+        );
+        // A reader at 4 (sees seqnos below 4) still finds its version.
+        assert_eq!(Some(3), memtable.get(b"a", 4).map(|v| v.key.seqno));
+
+        // A watermark below every version prunes nothing.
+        let (_, _, freed) = memtable.insert_pruning(value(b"b", 2, ValueType::Value), Some(0));
+        assert_eq!(0, freed);
+        assert_eq!(6, memtable.len());
+
+        // A tombstone prunes too, and stays itself.
+        let (_, _, freed) = memtable.insert_pruning(value(b"a", 7, ValueType::Tombstone), Some(6));
+        assert_eq!(
+            entry_size(b"a", b"5") + entry_size(b"a", b"4") + entry_size(b"a", b"3"),
+            freed
+        );
+        assert_eq!(
+            vec![(7, ValueType::Tombstone), (6, ValueType::Value)],
+            memtable
+                .range(
+                    InternalKey::new(b"a".to_vec(), SeqNo::MAX, ValueType::Value)
+                        ..=InternalKey::new(b"a".to_vec(), 0, ValueType::Value)
+                )
+                .map(|v| (v.key.seqno, v.key.value_type))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(4, memtable.len());
+    }
+
+    #[test]
+    fn a_weak_tombstone_is_not_pruned_past() {
+        let memtable = Memtable::new(0);
+        memtable.insert(value(b"a", 1, ValueType::Value));
+        memtable.insert(value(b"a", 2, ValueType::WeakTombstone));
+        let (_, _, freed) = memtable.insert_pruning(value(b"a", 3, ValueType::Value), Some(2));
+        assert_eq!(
+            0, freed,
+            "the weak tombstone must still meet the value it cancels"
+        );
+        assert_eq!(3, memtable.len());
+    }
+
+    #[test]
+    fn pruning_while_readers_iterate() {
+        let memtable = std::sync::Arc::new(Memtable::new(0));
+        for key in 0..64u8 {
+            memtable.insert(value(&[key], 1, ValueType::Value));
+        }
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let memtable = memtable.clone();
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    while !stop.load(Relaxed) {
+                        // Every key keeps at least one version, and the order holds.
+                        let items: Vec<_> = memtable.iter().collect();
+                        let mut keys: Vec<_> =
+                            items.iter().map(|v| v.key.user_key.to_vec()).collect();
+                        keys.dedup();
+                        assert_eq!(64, keys.len());
+                        assert!(items.windows(2).all(|w| w[0].key < w[1].key));
+                        for key in 0..64u8 {
+                            assert!(memtable.get(&[key], SeqNo::MAX).is_some());
+                        }
+                    }
+                })
+            })
+            .collect();
+        for seqno in 2..3000u64 {
+            let key = (seqno % 64) as u8;
+            memtable.insert_pruning(value(&[key], seqno, ValueType::Value), Some(seqno - 1));
+        }
+        stop.store(true, Relaxed);
+        for reader in readers {
+            reader.join().expect("reader panicked");
+        }
+        // Each key ends with its newest version plus the one at the watermark.
+        assert!(memtable.len() <= 128, "{}", memtable.len());
     }
 }

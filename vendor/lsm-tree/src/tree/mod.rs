@@ -671,6 +671,16 @@ impl AbstractTree for Tree {
         let value = InternalValue::new_weak_tombstone(key, seqno);
         self.append_entry(value)
     }
+
+    fn append_pruning(&self, item: InternalValue, gc_watermark: SeqNo) -> (u64, u64, u64) {
+        #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
+        self.version_history
+            .read()
+            .expect("lock is poisoned")
+            .latest_version()
+            .active_memtable
+            .insert_pruning(item, Some(gc_watermark))
+    }
 }
 
 impl Tree {
