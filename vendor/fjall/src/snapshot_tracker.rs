@@ -7,6 +7,12 @@ use dashmap::DashMap;
 use lsm_tree::SequenceNumberCounter;
 use std::sync::{atomic::AtomicU64, Arc, RwLock};
 
+/// Closes of snapshots between two recomputations of the GC watermark (Orcinus patch).
+const GC_EVERY_CLOSES: u64 = 256;
+
+/// Batch commits between two recomputations of the GC watermark (Orcinus patch).
+const GC_EVERY_WRITES: u64 = 64;
+
 /// Keeps track of open snapshots
 pub struct SnapshotTrackerInner {
     seqno: SequenceNumberCounter,
@@ -19,6 +25,9 @@ pub struct SnapshotTrackerInner {
     freed_count: AtomicU64,
 
     pub(crate) lowest_freed_instant: AtomicU64,
+
+    /// Orcinus patch: batch commits since the watermark was last recomputed for a write.
+    writes_since_gc: AtomicU64,
 }
 
 #[derive(Clone)]
@@ -38,6 +47,7 @@ impl SnapshotTracker {
             data: DashMap::default(),
             freed_count: AtomicU64::default(),
             lowest_freed_instant: AtomicU64::default(),
+            writes_since_gc: AtomicU64::default(),
             seqno,
             gc_lock: RwLock::default(),
         }))
@@ -116,7 +126,12 @@ impl SnapshotTracker {
 
         drop(lock);
 
-        if freed.is_multiple_of(10_000) {
+        // Orcinus patch: every 256 closes instead of every 10,000. The watermark is also what
+        // lets a write unlink the dead versions of its key in the memtable
+        // (`Memtable::insert_pruning`); at 10,000 closes it lagged by a memtable or more under
+        // pipelined overwrites, so little was ever unlinked. `gc` walks only the open
+        // snapshots' distinct instants.
+        if freed.is_multiple_of(GC_EVERY_CLOSES) {
             self.gc();
         }
     }
@@ -124,6 +139,20 @@ impl SnapshotTracker {
     /// Publish write completion
     pub fn publish(&self, batch_seqno: SeqNo) {
         self.seqno.fetch_max(batch_seqno + 1);
+    }
+
+    /// Orcinus patch: the GC watermark for a write that unlinks dead versions
+    /// (`Memtable::insert_pruning`), recomputed every [`GC_EVERY_WRITES`] calls. Snapshot
+    /// closes alone do not keep it fresh: writes whose reads all hit a cache open no snapshot,
+    /// and then the watermark stood still while the memtable filled with dead versions.
+    pub fn watermark_for_write(&self) -> SeqNo {
+        let writes = self
+            .writes_since_gc
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if writes.is_multiple_of(GC_EVERY_WRITES) {
+            self.gc();
+        }
+        self.get_seqno_safe_to_gc()
     }
 
     // TODO: after recovery, we may need to set the GC watermark once to current_seqno - 1

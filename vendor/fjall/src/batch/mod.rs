@@ -143,14 +143,36 @@ impl WriteBatch {
             .expect("lock is poisoned");
 
         let mut batch_size = 0u64;
+        // Orcinus patch: values and tombstones unlink the versions of their key that no
+        // snapshot can see any more (`Memtable::insert_pruning`); those bytes leave the write
+        // buffer again.
+        let gc_watermark = self.db.supervisor.snapshot_tracker.watermark_for_write();
+        let mut pruned_size = 0u64;
 
         log::trace!("Applying batch (size={}) to memtable(s)", self.data.len());
 
         for item in std::mem::take(&mut self.data) {
             // TODO: need a better, generic write op
             let (item_size, _) = match item.value_type {
-                ValueType::Value => item.keyspace.tree.insert(item.key, item.value, batch_seqno),
-                ValueType::Tombstone => item.keyspace.tree.remove(item.key, batch_seqno),
+                ValueType::Value => {
+                    let value = lsm_tree::InternalValue::from_components(
+                        item.key,
+                        item.value,
+                        batch_seqno,
+                        ValueType::Value,
+                    );
+                    let (item_size, size, pruned) =
+                        item.keyspace.tree.append_pruning(value, gc_watermark);
+                    pruned_size += pruned;
+                    (item_size, size)
+                }
+                ValueType::Tombstone => {
+                    let tombstone = lsm_tree::InternalValue::new_tombstone(item.key, batch_seqno);
+                    let (item_size, size, pruned) =
+                        item.keyspace.tree.append_pruning(tombstone, gc_watermark);
+                    pruned_size += pruned;
+                    (item_size, size)
+                }
                 ValueType::WeakTombstone => item.keyspace.tree.remove_weak(item.key, batch_seqno),
                 ValueType::Indirection => unreachable!(),
             };
@@ -177,6 +199,9 @@ impl WriteBatch {
         // IMPORTANT: Add batch size to current write buffer size
         // Otherwise write buffer growth is unbounded when using batches
         self.db.supervisor.write_buffer_size.allocate(batch_size);
+        if pruned_size > 0 {
+            self.db.supervisor.write_buffer_size.free(pruned_size);
+        }
 
         // Check each affected keyspace for write stall/halt
         for keyspace in &keyspaces_with_possible_stall {
