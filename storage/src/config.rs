@@ -27,12 +27,14 @@ pub struct StorageConfig {
     pub sync: SyncPolicy,
     /// Block cache size in bytes.
     pub cache_size_bytes: u64,
-    /// Memtable size per keyspace in bytes (flush trigger). The memtable keeps every version
-    /// of a key until it is flushed (the flush drops versions no snapshot can see), and a range
-    /// scan steps over each of them: under skewed updates (sysbench's default `special`
+    /// Memtable size per keyspace in bytes (flush trigger). The memtable keeps the versions of
+    /// a key that an open snapshot may still read (a write unlinks the older ones: the
+    /// vendored LSM's pruning memtable, `vendor/README.md`), and a range scan steps over each
+    /// of them: under skewed updates while snapshots stay open (sysbench's default `special`
     /// distribution) the hot rows pile up versions, so a smaller memtable makes range reads
     /// cheaper at the cost of more frequent flushes. Against 32 MiB, 8 MiB raised
-    /// `oltp_read_write` QPS by a third without a clear cost to `oltp_write_only`.
+    /// `oltp_read_write` QPS by a third without a clear cost to `oltp_write_only` (measured
+    /// before writes unlinked dead versions).
     pub memtable_bytes: u64,
     /// Capacity of each point cache (latest values of recently used keys of the keyspaces
     /// opened with one, e.g. the Redis key metadata), in bytes.
@@ -56,11 +58,12 @@ pub struct StorageConfig {
     pub large_value_memtable_bytes: u64,
     /// Entry count at which the memtable of a keyspace opened for large values is flushed,
     /// whichever of this and `large_value_memtable_bytes` comes first; `0` = no entry limit.
-    /// The memtable is a skiplist holding every version of every key written since its last
-    /// flush, and each write searches it: small values fill a byte limit sized for large ones
-    /// with hundreds of thousands of entries, and that search (cache misses down a tall
-    /// skiplist) became the most expensive part of a pipelined small SET, while large values
-    /// reach the byte limit first and keep their infrequent flushes.
+    /// Both limits count the versions linked in the memtable: a write unlinks the versions of
+    /// its key no snapshot can see, so overwrites of a hot set of keys stay at about one
+    /// version per key and reach neither. Many distinct small values fill a byte limit sized
+    /// for large ones with hundreds of thousands of entries, and each write searches the
+    /// memtable's skiplist (cache misses down a tall skiplist), while large values reach the
+    /// byte limit first and keep their infrequent flushes.
     pub large_value_memtable_entries: u64,
     /// How long a transaction waits for a row/key lock before `LockWaitTimeout`, in ms.
     pub lock_wait_timeout_ms: u64,
