@@ -61,6 +61,23 @@ impl Drop for Chain {
     }
 }
 
+/// A chain inside a skiplist node of [`Memtable::items`]. Keys are never removed from the
+/// skiplist, so its nodes stay where they are until the memtable is dropped.
+#[derive(Clone, Copy)]
+struct ChainRef(*const Chain);
+
+// SAFETY: a `ChainRef` is only dereferenced under the write lock while its memtable lives, and
+// `Chain` itself is `Send + Sync`.
+unsafe impl Send for ChainRef {}
+unsafe impl Sync for ChainRef {}
+
+/// What the writers share under [`Memtable::write_lock`]: the chain of each key, so an
+/// overwrite finds its key's chain with one hash probe instead of a search down the skiplist.
+#[derive(Default)]
+struct Writers {
+    chains: std::collections::HashMap<UserKey, ChainRef>,
+}
+
 /// Bytes a version is accounted for (the upstream per-entry formula).
 fn entry_size(user_key: &[u8], value: &[u8]) -> u64 {
     // Keys are limited to 16-bit lengths and values to 32-bit lengths.
@@ -77,8 +94,8 @@ pub struct Memtable {
     /// User keys, each with its chain of versions.
     items: SkipMap<UserKey, Chain>,
 
-    /// Serialises chain edits (inserts and pruning).
-    write_lock: Mutex<()>,
+    /// Serialises chain edits (inserts and pruning); holds the writers' index of chains.
+    write_lock: Mutex<Writers>,
 
     /// Linked versions.
     version_count: AtomicUsize,
@@ -120,7 +137,7 @@ impl Memtable {
         Self {
             id,
             items: SkipMap::default(),
-            write_lock: Mutex::new(()),
+            write_lock: Mutex::new(Writers::default()),
             version_count: AtomicUsize::default(),
             approximate_size: AtomicU64::default(),
             highest_seqno: AtomicU64::default(),
@@ -233,14 +250,23 @@ impl Memtable {
 
         let guard = epoch::pin();
         #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
-        let lock = self.write_lock.lock().expect("lock is poisoned");
+        let mut writers = self.write_lock.lock().expect("lock is poisoned");
 
-        let entry = self.items.get_or_insert(user_key, Chain::default());
+        let chain = if let Some(chain) = writers.chains.get(&user_key) {
+            // SAFETY: see `ChainRef`.
+            unsafe { &*chain.0 }
+        } else {
+            let entry = self.items.get_or_insert(user_key.clone(), Chain::default());
+            let chain: *const Chain = entry.value();
+            writers.chains.insert(user_key.clone(), ChainRef(chain));
+            // SAFETY: see `ChainRef`.
+            unsafe { &*chain }
+        };
         let mut freed = 0u64;
         let mut removed = 0usize;
 
         // Find the link to the first version not newer than `seqno`.
-        let mut link = &entry.value().head;
+        let mut link = &chain.head;
         let mut current = link.load(Acquire, &guard);
         // SAFETY: chain versions are unlinked only under the write lock (held) and destroyed
         // through the collector (we are pinned).
@@ -277,14 +303,14 @@ impl Memtable {
             // SAFETY: `old` was just unlinked under the write lock; readers that still hold it
             // are pinned, so the collector destroys it after them.
             unsafe {
-                freed += entry_size(entry.key(), &old.deref().value);
+                freed += entry_size(&user_key, &old.deref().value);
                 guard.defer_destroy(old);
             }
             removed += 1;
         }
 
         if let Some(watermark) = gc_watermark {
-            let (bytes, count) = Self::prune(&entry, watermark, &guard);
+            let (bytes, count) = Self::prune(chain, &user_key, watermark, &guard);
             freed += bytes;
             removed += count;
         }
@@ -308,7 +334,7 @@ impl Memtable {
             self.approximate_size.fetch_add(item_size - freed, AcqRel) + (item_size - freed)
         };
 
-        drop(lock);
+        drop(writers);
 
         self.highest_seqno
             .fetch_max(seqno, std::sync::atomic::Ordering::AcqRel);
@@ -316,11 +342,11 @@ impl Memtable {
         (item_size, size_after, freed)
     }
 
-    /// Unlinks the versions of `entry` older than its newest version `<= watermark` (see
-    /// [`Memtable::insert_pruning`]); returns their bytes and count. Called under the write
-    /// lock.
-    fn prune(entry: &Entry<'_, UserKey, Chain>, watermark: SeqNo, guard: &Guard) -> (u64, usize) {
-        let mut current = entry.value().head.load(Acquire, guard);
+    /// Unlinks the versions in `chain` (of `user_key`) older than its newest version
+    /// `<= watermark` (see [`Memtable::insert_pruning`]); returns their bytes and count.
+    /// Called under the write lock.
+    fn prune(chain: &Chain, user_key: &[u8], watermark: SeqNo, guard: &Guard) -> (u64, usize) {
+        let mut current = chain.head.load(Acquire, guard);
         // SAFETY: see `insert_pruning`.
         let keep = loop {
             match unsafe { current.as_ref() } {
@@ -343,7 +369,7 @@ impl Memtable {
         // SAFETY: the tail is unlinked under the write lock; it is handed to the collector.
         while let Some(version) = unsafe { tail.as_ref() } {
             let next = version.next.load(Acquire, guard);
-            bytes += entry_size(entry.key(), &version.value);
+            bytes += entry_size(user_key, &version.value);
             count += 1;
             unsafe { guard.defer_destroy(tail) };
             tail = next;
