@@ -101,6 +101,13 @@ impl WriteBatch {
             return Ok(());
         }
 
+        // Orcinus patch: values and tombstones unlink the versions of their key that no
+        // snapshot can see any more (`Memtable::insert_pruning`); those bytes leave the write
+        // buffer again. The watermark only grows, so one read before the journal lock is valid
+        // for the whole batch and keeps its recomputation out of the lock.
+        let gc_watermark = self.db.supervisor.snapshot_tracker.watermark_for_write();
+        let mut pruned_size = 0u64;
+
         log::trace!("batch: Acquiring journal writer");
         let mut journal_writer = self.db.supervisor.journal.get_writer()?;
 
@@ -143,33 +150,22 @@ impl WriteBatch {
             .expect("lock is poisoned");
 
         let mut batch_size = 0u64;
-        // Orcinus patch: values and tombstones unlink the versions of their key that no
-        // snapshot can see any more (`Memtable::insert_pruning`); those bytes leave the write
-        // buffer again.
-        let gc_watermark = self.db.supervisor.snapshot_tracker.watermark_for_write();
-        let mut pruned_size = 0u64;
 
         log::trace!("Applying batch (size={}) to memtable(s)", self.data.len());
 
         for item in std::mem::take(&mut self.data) {
             // TODO: need a better, generic write op
             let (item_size, _) = match item.value_type {
-                ValueType::Value => {
-                    let value = lsm_tree::InternalValue::from_components(
+                // A tombstone's value is empty (`WriteBatch::remove`).
+                ValueType::Value | ValueType::Tombstone => {
+                    let entry = lsm_tree::InternalValue::from_components(
                         item.key,
                         item.value,
                         batch_seqno,
-                        ValueType::Value,
+                        item.value_type,
                     );
                     let (item_size, size, pruned) =
-                        item.keyspace.tree.append_pruning(value, gc_watermark);
-                    pruned_size += pruned;
-                    (item_size, size)
-                }
-                ValueType::Tombstone => {
-                    let tombstone = lsm_tree::InternalValue::new_tombstone(item.key, batch_seqno);
-                    let (item_size, size, pruned) =
-                        item.keyspace.tree.append_pruning(tombstone, gc_watermark);
+                        item.keyspace.tree.append_pruning(entry, gc_watermark);
                     pruned_size += pruned;
                     (item_size, size)
                 }

@@ -315,24 +315,12 @@ impl Memtable {
             removed += count;
         }
 
-        // The counts are updated under the lock too, so no writer ever subtracts what another
-        // has not added yet. One version was linked and `removed` unlinked.
-        match removed {
-            0 => {
-                self.version_count.fetch_add(1, AcqRel);
-            }
-            1 => {}
-            n => {
-                self.version_count.fetch_sub(n - 1, AcqRel);
-            }
-        }
-
-        // Freed bytes were added by earlier inserts, so the size never drops below zero.
-        let size_after = if freed > item_size {
-            self.approximate_size.fetch_sub(freed - item_size, AcqRel) - (freed - item_size)
-        } else {
-            self.approximate_size.fetch_add(item_size - freed, AcqRel) + (item_size - freed)
-        };
+        // Counted under the lock: additions come first, so no subtraction ever goes below
+        // zero. One version was linked and `removed` unlinked.
+        self.version_count.fetch_add(1, AcqRel);
+        self.version_count.fetch_sub(removed, AcqRel);
+        self.approximate_size.fetch_add(item_size, AcqRel);
+        let size_after = self.approximate_size.fetch_sub(freed, AcqRel) - freed;
 
         drop(writers);
 

@@ -673,13 +673,7 @@ impl AbstractTree for Tree {
     }
 
     fn append_pruning(&self, item: InternalValue, gc_watermark: SeqNo) -> (u64, u64, u64) {
-        #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
-        self.version_history
-            .read()
-            .expect("lock is poisoned")
-            .latest_version()
-            .active_memtable
-            .insert_pruning(item, Some(gc_watermark))
+        self.insert_into_active_memtable(item, Some(gc_watermark))
     }
 }
 
@@ -923,13 +917,25 @@ impl Tree {
     #[doc(hidden)]
     #[must_use]
     pub fn append_entry(&self, value: InternalValue) -> (u64, u64) {
+        let (item_size, size_after, _) = self.insert_into_active_memtable(value, None);
+        (item_size, size_after)
+    }
+
+    /// Orcinus patch: inserts into the active memtable (under the version lock, so never into
+    /// a memtable being sealed), pruning with `gc_watermark` if given
+    /// ([`Memtable::insert_pruning`]).
+    fn insert_into_active_memtable(
+        &self,
+        value: InternalValue,
+        gc_watermark: Option<SeqNo>,
+    ) -> (u64, u64, u64) {
         #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
         self.version_history
             .read()
             .expect("lock is poisoned")
             .latest_version()
             .active_memtable
-            .insert(value)
+            .insert_pruning(value, gc_watermark)
     }
 
     /// Recovers previous state, by loading the level manifest, tables and blob files.
