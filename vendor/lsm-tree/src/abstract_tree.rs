@@ -4,7 +4,8 @@
 
 use crate::{
     iter_guard::IterGuardImpl, table::Table, version::Version, vlog::BlobFile, AnyTree, BlobTree,
-    Config, Guard, InternalValue, KvPair, Memtable, SeqNo, TableId, Tree, UserKey, UserValue,
+    Config, Guard, Inserted, InternalValue, KvPair, Memtable, SeqNo, TableId, Tree, UserKey,
+    UserValue,
 };
 use std::{
     ops::RangeBounds,
@@ -549,12 +550,13 @@ pub trait AbstractTree {
         seqno: SeqNo,
     ) -> (u64, u64);
 
-    /// Orcinus patch: writes `item` (a value or a tombstone, as [`AbstractTree::insert`] and
-    /// [`AbstractTree::remove`] do) and unlinks the versions of its key in the active memtable
-    /// that no reader can see: see [`Memtable::insert_pruning`] for what `gc_watermark` must
-    /// be. Returns the item's size, the memtable's size afterwards and the bytes unlinked.
+    /// Orcinus patch: writes `items` in order (values and tombstones, as
+    /// [`AbstractTree::insert`] and [`AbstractTree::remove`] do) and unlinks the versions of
+    /// their keys in the active memtable that no reader can see: see
+    /// [`Memtable::insert_pruning`] for what `gc_watermark` must be, and
+    /// [`Memtable::insert_batch_pruning`] for why a batch.
     #[doc(hidden)]
-    fn append_pruning(&self, item: InternalValue, gc_watermark: SeqNo) -> (u64, u64, u64);
+    fn append_pruning(&self, items: Vec<InternalValue>, gc_watermark: SeqNo) -> Inserted;
 
     /// Removes an item from the tree.
     ///

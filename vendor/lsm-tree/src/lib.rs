@@ -182,7 +182,7 @@ pub use {
     format_version::FormatVersion,
     ingestion::AnyIngestion,
     iter_guard::IterGuard as Guard,
-    memtable::{Memtable, MemtableId},
+    memtable::{Inserted, Memtable, MemtableId},
     seqno::SequenceNumberCounter,
     slice::Slice,
     tree::Tree,

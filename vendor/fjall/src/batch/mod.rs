@@ -6,7 +6,7 @@ pub mod item;
 
 use crate::{Database, Keyspace, PersistMode};
 use item::Item;
-use lsm_tree::{AbstractTree, UserKey, UserValue, ValueType};
+use lsm_tree::{AbstractTree, SeqNo, UserKey, UserValue, ValueType};
 
 /// An atomic write batch
 ///
@@ -153,28 +153,11 @@ impl WriteBatch {
 
         log::trace!("Applying batch (size={}) to memtable(s)", self.data.len());
 
+        // Orcinus patch: consecutive values and tombstones of one keyspace go to its memtable
+        // as one batch (`Memtable::insert_batch_pruning`: one lock, and the cache misses of
+        // all its items overlapped).
+        let mut run = Run::default();
         for item in std::mem::take(&mut self.data) {
-            // TODO: need a better, generic write op
-            let (item_size, _) = match item.value_type {
-                // A tombstone's value is empty (`WriteBatch::remove`).
-                ValueType::Value | ValueType::Tombstone => {
-                    let entry = lsm_tree::InternalValue::from_components(
-                        item.key,
-                        item.value,
-                        batch_seqno,
-                        item.value_type,
-                    );
-                    let (item_size, size, pruned) =
-                        item.keyspace.tree.append_pruning(entry, gc_watermark);
-                    pruned_size += pruned;
-                    (item_size, size)
-                }
-                ValueType::WeakTombstone => item.keyspace.tree.remove_weak(item.key, batch_seqno),
-                ValueType::Indirection => unreachable!(),
-            };
-
-            batch_size += item_size;
-
             // IMPORTANT: Clone the handle, because we don't want to keep the keyspaces lock open
             if !keyspaces_with_possible_stall
                 .iter()
@@ -182,7 +165,37 @@ impl WriteBatch {
             {
                 keyspaces_with_possible_stall.push(item.keyspace.clone());
             }
+
+            if run
+                .keyspace
+                .as_ref()
+                .is_some_and(|keyspace| keyspace.id != item.keyspace.id)
+            {
+                run.apply(gc_watermark, &mut batch_size, &mut pruned_size);
+            }
+
+            // TODO: need a better, generic write op
+            match item.value_type {
+                // A tombstone's value is empty (`WriteBatch::remove`).
+                ValueType::Value | ValueType::Tombstone => {
+                    run.items.push(lsm_tree::InternalValue::from_components(
+                        item.key,
+                        item.value,
+                        batch_seqno,
+                        item.value_type,
+                    ));
+                    run.keyspace = Some(item.keyspace);
+                }
+                ValueType::WeakTombstone => {
+                    // Applied in order: what the run holds goes first.
+                    run.apply(gc_watermark, &mut batch_size, &mut pruned_size);
+                    let (item_size, _) = item.keyspace.tree.remove_weak(item.key, batch_seqno);
+                    batch_size += item_size;
+                }
+                ValueType::Indirection => unreachable!(),
+            }
         }
+        run.apply(gc_watermark, &mut batch_size, &mut pruned_size);
 
         self.db.supervisor.snapshot_tracker.publish(batch_seqno);
 
@@ -208,5 +221,29 @@ impl WriteBatch {
         }
 
         Ok(())
+    }
+}
+
+/// Orcinus patch: consecutive values and tombstones of one keyspace, applied to its memtable
+/// together (`Memtable::insert_batch_pruning`).
+#[derive(Default)]
+struct Run {
+    keyspace: Option<Keyspace>,
+    items: Vec<lsm_tree::InternalValue>,
+}
+
+impl Run {
+    /// Applies and empties the run, adding its bytes to `batch_size` and the bytes it unlinked
+    /// to `pruned_size`.
+    fn apply(&mut self, gc_watermark: SeqNo, batch_size: &mut u64, pruned_size: &mut u64) {
+        if let Some(keyspace) = self.keyspace.take() {
+            if !self.items.is_empty() {
+                let inserted = keyspace
+                    .tree
+                    .append_pruning(std::mem::take(&mut self.items), gc_watermark);
+                *batch_size += inserted.added;
+                *pruned_size += inserted.freed;
+            }
+        }
     }
 }

@@ -18,7 +18,7 @@ use crate::{
     value::InternalValue,
     version::Version,
     vlog::{Accessor, BlobFile, BlobFileWriter},
-    Cache, Config, Memtable, SeqNo, TableId, TreeId, UserKey, UserValue,
+    Cache, Config, Inserted, Memtable, SeqNo, TableId, TreeId, UserKey, UserValue,
 };
 use handle::BlobIndirection;
 use std::{
@@ -631,7 +631,7 @@ impl AbstractTree for BlobTree {
         self.index.remove_weak(key, seqno)
     }
 
-    fn append_pruning(&self, item: InternalValue, gc_watermark: SeqNo) -> (u64, u64, u64) {
-        self.index.append_pruning(item, gc_watermark)
+    fn append_pruning(&self, items: Vec<InternalValue>, gc_watermark: SeqNo) -> Inserted {
+        self.index.append_pruning(items, gc_watermark)
     }
 }

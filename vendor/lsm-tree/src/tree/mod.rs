@@ -14,7 +14,7 @@ use crate::{
     iter_guard::{IterGuard, IterGuardImpl},
     key::InternalKey,
     manifest::Manifest,
-    memtable::Memtable,
+    memtable::{Inserted, Memtable},
     slice::Slice,
     table::Table,
     value::InternalValue,
@@ -672,8 +672,8 @@ impl AbstractTree for Tree {
         self.append_entry(value)
     }
 
-    fn append_pruning(&self, item: InternalValue, gc_watermark: SeqNo) -> (u64, u64, u64) {
-        self.insert_into_active_memtable(item, Some(gc_watermark))
+    fn append_pruning(&self, items: Vec<InternalValue>, gc_watermark: SeqNo) -> Inserted {
+        self.insert_into_active_memtable(items, Some(gc_watermark))
     }
 }
 
@@ -917,25 +917,25 @@ impl Tree {
     #[doc(hidden)]
     #[must_use]
     pub fn append_entry(&self, value: InternalValue) -> (u64, u64) {
-        let (item_size, size_after, _) = self.insert_into_active_memtable(value, None);
-        (item_size, size_after)
+        let inserted = self.insert_into_active_memtable(vec![value], None);
+        (inserted.added, inserted.size_after)
     }
 
     /// Orcinus patch: inserts into the active memtable (under the version lock, so never into
     /// a memtable being sealed), pruning with `gc_watermark` if given
-    /// ([`Memtable::insert_pruning`]).
+    /// ([`Memtable::insert_batch_pruning`]).
     fn insert_into_active_memtable(
         &self,
-        value: InternalValue,
+        items: Vec<InternalValue>,
         gc_watermark: Option<SeqNo>,
-    ) -> (u64, u64, u64) {
+    ) -> Inserted {
         #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
         self.version_history
             .read()
             .expect("lock is poisoned")
             .latest_version()
             .active_memtable
-            .insert_pruning(value, gc_watermark)
+            .insert_batch_pruning(items, gc_watermark)
     }
 
     /// Recovers previous state, by loading the level manifest, tables and blob files.

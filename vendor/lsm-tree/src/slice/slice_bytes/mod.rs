@@ -25,6 +25,10 @@ impl Slice {
         self
     }
 
+    /// Orcinus patch: a no-op here (the `slice_default` one prefetches a view's allocation).
+    #[doc(hidden)]
+    pub fn prefetch(&self) {}
+
     #[doc(hidden)]
     #[must_use]
     pub fn empty() -> Self {

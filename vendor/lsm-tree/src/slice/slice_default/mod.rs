@@ -25,6 +25,12 @@ impl Slice {
         self
     }
 
+    /// Orcinus patch: prefetches the heap allocation's header ([`ByteView::prefetch`]).
+    #[doc(hidden)]
+    pub fn prefetch(&self) {
+        self.0.prefetch();
+    }
+
     #[doc(hidden)]
     #[must_use]
     pub fn empty() -> Self {
