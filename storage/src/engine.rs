@@ -12,6 +12,7 @@ use crate::group_commit::{DurabilityTicket, GroupCommit};
 use crate::journal_sync::LsmJournal;
 use crate::lock_manager::LockManager;
 use crate::point_cache::{Cached, PointCache};
+use crate::slice::drop_prefetched;
 use crate::snapshot::Snapshot;
 use crate::transaction::Transaction;
 use parking_lot::RwLock;
@@ -349,14 +350,16 @@ impl Engine {
         batch: fjall::OwnedWriteBatch,
         mut cached: Vec<CacheWrite>,
     ) -> Result<DurabilityTicket> {
-        self.inner.group.append(|| {
+        let mut replaced = Vec::new();
+        let ticket = self.inner.group.append(|| {
             if cached.is_empty() {
                 return batch.commit().map_err(StorageError::from);
             }
             let epoch = self.applied_epoch() + 1;
+            replaced.reserve(cached.len());
             for w in &mut cached {
                 let value = w.value.take();
-                w.cache.stage_hashed(w.hash, &w.key, value, epoch);
+                replaced.extend(w.cache.stage_hashed(w.hash, &w.key, value, epoch));
             }
             if let Err(e) = batch.commit() {
                 for w in &cached {
@@ -366,7 +369,10 @@ impl Engine {
             }
             self.inner.applied_epoch.store(epoch, Ordering::Release);
             Ok(())
-        })
+        });
+        // Outside the append lock, and together: each is likely a cache miss.
+        drop_prefetched(replaced);
+        ticket
     }
 
     /// Resolves when the engine becomes poisoned (a failed sync); the server then exits.

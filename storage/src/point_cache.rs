@@ -100,18 +100,19 @@ impl Run {
         }
     }
 
-    /// Sets the key's slot; `only_if_absent`: unless the key has one.
-    fn put(&mut self, low: u8, slot: Slot, only_if_absent: bool) {
+    /// Sets the key's slot; `only_if_absent`: unless the key has one. Returns the value it
+    /// replaced.
+    fn put(&mut self, low: u8, slot: Slot, only_if_absent: bool) -> Option<Slice> {
         match self.index(low) {
-            (true, _) if only_if_absent => {}
-            (true, i) => {
-                if let Some(s) = self.slots.get_mut(i) {
-                    *s = slot;
-                }
-            }
+            (true, _) if only_if_absent => None,
+            (true, i) => self
+                .slots
+                .get_mut(i)
+                .and_then(|s| std::mem::replace(s, slot).value),
             (false, i) => {
                 self.slots.insert(i, slot);
                 self.present |= 1 << low;
+                None
             }
         }
     }
@@ -351,7 +352,9 @@ impl PointCache {
         }
         let slot = Slot { value, epoch };
         match shard.map.peek_mut(&run) {
-            Some(mut cached) => cached.put(split.low, slot, true),
+            Some(mut cached) => {
+                cached.put(split.low, slot, true);
+            }
             None => shard
                 .map
                 .insert(CacheKey::new(run), Run::single(split.low, slot)),
@@ -379,20 +382,32 @@ impl PointCache {
         self.stage_hashed(self.hash_of(key), key, value, epoch);
     }
 
-    /// [`PointCache::stage`] with the key's [`PointCache::hash_of`].
-    pub(crate) fn stage_hashed(&self, hash: u64, key: &[u8], value: Option<Slice>, epoch: u64) {
+    /// [`PointCache::stage`] with the key's [`PointCache::hash_of`]. Returns the value the
+    /// entry held, for the caller to drop outside the shard lock (with others, see
+    /// [`crate::slice::drop_prefetched`]).
+    pub(crate) fn stage_hashed(
+        &self,
+        hash: u64,
+        key: &[u8],
+        value: Option<Slice>,
+        epoch: u64,
+    ) -> Option<Slice> {
         let split = self.split(key);
         let run = Self::run(&split, hash);
         let mut shard = self.shard(run).lock();
         shard.last_touch = shard.last_touch.max(epoch);
         let slot = Slot { value, epoch };
-        match shard.map.get_mut(&run) {
+        let replaced = match shard.map.get_mut(&run) {
             Some(mut cached) => cached.put(split.low, slot, false),
-            None => shard
-                .map
-                .insert(CacheKey::new(run), Run::single(split.low, slot)),
-        }
+            None => {
+                shard
+                    .map
+                    .insert(CacheKey::new(run), Run::single(split.low, slot));
+                None
+            }
+        };
         shard.fit();
+        replaced
     }
 
     /// Drops the entry of a key whose commit failed to apply after [`PointCache::stage`].
