@@ -19,6 +19,7 @@ use crate::{
 use crossbeam_epoch::{self as epoch, Atomic, Guard, Owned, Shared};
 use crossbeam_skiplist::{map::Entry, SkipMap};
 use std::collections::VecDeque;
+use std::hash::BuildHasher;
 use std::ops::{Bound, RangeBounds};
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
@@ -73,9 +74,11 @@ unsafe impl Sync for ChainRef {}
 
 /// What the writers share under [`Memtable::write_lock`]: the chain of each key, so an
 /// overwrite finds its key's chain with one hash probe instead of a search down the skiplist.
+/// Keyed SipHash (std's `RandomState`), so clients cannot choose keys that collide.
 #[derive(Default)]
 struct Writers {
-    chains: std::collections::HashMap<UserKey, ChainRef>,
+    hasher: std::hash::RandomState,
+    chains: hashbrown::HashTable<(UserKey, ChainRef)>,
 }
 
 /// What [`Memtable::insert_batch_pruning`] did.
@@ -300,15 +303,22 @@ impl Memtable {
         #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
         let mut writers = self.write_lock.lock().expect("lock is poisoned");
 
+        // The hashes first: then the probes below are short, independent iterations whose
+        // misses the CPU overlaps.
+        let hashes: Vec<u64> = items
+            .iter()
+            .map(|item| writers.hasher.hash_one(&item.key.user_key))
+            .collect();
         // In order, so that a key repeated in the batch finds the chain its first item made.
         let placed: Vec<(InternalValue, ChainRef)> = items
             .into_iter()
-            .map(|item| {
+            .zip(hashes)
+            .map(|(item, hash)| {
                 assert!(
                     u16::try_from(item.key.user_key.len()).is_ok(),
                     "keys can be 65535 bytes in length",
                 );
-                let chain = self.chain_of(&mut writers, &item.key.user_key);
+                let chain = self.chain_of(&mut writers, hash, &item.key.user_key);
                 (item, chain)
             })
             .collect();
@@ -361,14 +371,18 @@ impl Memtable {
             freed,
         }
     }
-    /// The chain of `user_key`, made (with the key's skiplist node) if the key is new.
-    fn chain_of(&self, writers: &mut Writers, user_key: &UserKey) -> ChainRef {
-        if let Some(chain) = writers.chains.get(user_key) {
+    /// The chain of `user_key` (whose hash in `writers` is `hash`), made (with the key's
+    /// skiplist node) if the key is new.
+    fn chain_of(&self, writers: &mut Writers, hash: u64, user_key: &UserKey) -> ChainRef {
+        if let Some((_, chain)) = writers.chains.find(hash, |(key, _)| key == user_key) {
             return *chain;
         }
         let entry = self.items.get_or_insert(user_key.clone(), Chain::default());
         let chain = ChainRef(entry.value());
-        writers.chains.insert(user_key.clone(), chain);
+        let hasher = &writers.hasher;
+        writers
+            .chains
+            .insert_unique(hash, (user_key.clone(), chain), |(key, _)| hasher.hash_one(key));
         chain
     }
 
