@@ -494,6 +494,16 @@ impl<
         Self::hash_static(&self.hash_builder, key)
     }
 
+    /// Orcinus patch: prefetches the entries a lookup of `hash` would compare its key with
+    /// (those whose tag in the table matches), so that the lookups of several keys can have
+    /// their cache misses in flight together: prefetch them all, then look them up.
+    #[inline]
+    pub fn prefetch(&self, hash: u64) {
+        for bucket in self.map.iter_hash(hash) {
+            self.entries.prefetch(*bucket);
+        }
+    }
+
     #[inline]
     fn search<Q>(&self, hash: u64, k: &Q) -> Option<Token>
     where
