@@ -350,6 +350,9 @@ impl Engine {
         batch: fjall::OwnedWriteBatch,
         mut cached: Vec<CacheWrite>,
     ) -> Result<DurabilityTicket> {
+        for w in &cached {
+            w.cache.prefetch_hashed(w.hash, &w.key);
+        }
         let mut replaced = Vec::new();
         let ticket = self.inner.group.append(|| {
             if cached.is_empty() {
