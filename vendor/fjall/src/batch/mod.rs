@@ -225,7 +225,8 @@ impl WriteBatch {
 }
 
 /// Orcinus patch: consecutive values and tombstones of one keyspace, applied to its memtable
-/// together (`Memtable::insert_batch_pruning`).
+/// together (`Memtable::insert_batch_pruning`). `keyspace` is set exactly while `items` holds
+/// something.
 #[derive(Default)]
 struct Run {
     keyspace: Option<Keyspace>,
@@ -237,13 +238,11 @@ impl Run {
     /// to `pruned_size`.
     fn apply(&mut self, gc_watermark: SeqNo, batch_size: &mut u64, pruned_size: &mut u64) {
         if let Some(keyspace) = self.keyspace.take() {
-            if !self.items.is_empty() {
-                let inserted = keyspace
-                    .tree
-                    .append_pruning(std::mem::take(&mut self.items), gc_watermark);
-                *batch_size += inserted.added;
-                *pruned_size += inserted.freed;
-            }
+            let inserted = keyspace
+                .tree
+                .append_pruning(std::mem::take(&mut self.items), gc_watermark);
+            *batch_size += inserted.added;
+            *pruned_size += inserted.freed;
         }
     }
 }
