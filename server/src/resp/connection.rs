@@ -20,6 +20,16 @@
 //!   or two). At most one hand-off is in flight; before the task writes anything else (or
 //!   closes) it lands it: waits until the callback ran, writes what the socket did not take, or,
 //!   if the sync failed, sends one error instead and closes.
+//! - Writes at the end of a round: when the input runs dry and the replies need no sync, the
+//!   task yields once before writing them, so the other connections whose input is ready run
+//!   first (tokio runs a yielded task after it next polls for I/O) and the round's writes go out
+//!   back to back, as Redis writes its replies at the end of an event-loop pass. Each write
+//!   wakes the client's reader; written one per connection between other connections' work,
+//!   the reader had mostly gone idle again, and waking an idle CPU (an inter-processor
+//!   interrupt, a VM exit under virtualisation) took 13-16% of the server's CPU under 32
+//!   pipelined GET clients, against 2% for Redis; with the yield, about 5%. 128-byte GETs at
+//!   pipeline 32 went from 1.45M to 1.68M a second in the same run; unpipelined requests did
+//!   not change.
 //! - Write groups: consecutive requests the handler accepts for a group (plain data writes) are
 //!   held back and run together as one transaction and one commit
 //!   (`orcinus_kv::write_group`), before the next request of another kind and before the
@@ -477,7 +487,13 @@ impl Outbox {
     ) -> std::io::Result<bool> {
         let writer = match (&self.ticket, stream.direct_writer()) {
             (Some(_), Some(writer)) if !self.bytes.is_empty() => writer,
-            _ => return self.send(stream, session).await,
+            _ => {
+                if !self.bytes.is_empty() {
+                    // Writes go out together (see "Writes at the end of a round").
+                    tokio::task::yield_now().await;
+                }
+                return self.send(stream, session).await;
+            }
         };
         if !self.land(stream, session).await? {
             return Ok(false);
