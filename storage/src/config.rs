@@ -58,12 +58,14 @@ pub struct StorageConfig {
     pub large_value_memtable_bytes: u64,
     /// Entry count at which the memtable of a keyspace opened for large values is flushed,
     /// whichever of this and `large_value_memtable_bytes` comes first; `0` = no entry limit.
-    /// Both limits count the versions linked in the memtable: a write unlinks the versions of
-    /// its key no snapshot can see, so overwrites of a hot set of keys stay at about one
-    /// version per key and reach neither. Many distinct small values fill a byte limit sized
-    /// for large ones with hundreds of thousands of entries, and each write searches the
-    /// memtable's skiplist (cache misses down a tall skiplist), while large values reach the
-    /// byte limit first and keep their infrequent flushes.
+    /// Both limits count the versions linked in the memtable: a write unlinks the older
+    /// versions of its key that no snapshot can see, never the one it replaces (that one goes
+    /// at the key's next write), and a memtable that reaches a limit with many replaced
+    /// versions is pruned instead of flushed (vendor/README.md, fjall's sixth change), so
+    /// overwrites of a hot set of keys stay at one or two versions per key. Many distinct small
+    /// values fill a byte limit sized for large ones with hundreds of thousands of entries, and
+    /// each write searches the memtable's skiplist (cache misses down a tall skiplist), while
+    /// large values reach the byte limit first and keep their infrequent flushes.
     pub large_value_memtable_entries: u64,
     /// How long a transaction waits for a row/key lock before `LockWaitTimeout`, in ms.
     pub lock_wait_timeout_ms: u64,

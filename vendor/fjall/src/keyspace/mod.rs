@@ -96,6 +96,10 @@ pub struct KeyspaceInner {
     /// at run time with [`Keyspace::set_max_memtable_items`].
     pub(crate) max_memtable_items: AtomicU64,
 
+    /// Orcinus patch: set while a writer prunes the active memtable before deciding on its
+    /// rotation (see [`Keyspace::rotate_unless_pruned`]).
+    pub(crate) pruning: AtomicBool,
+
     #[expect(unused)]
     lock_file: LockedFileGuard,
 }
@@ -328,6 +332,7 @@ impl Keyspace {
             lock_file: db.lock_file.clone(),
             stats: db.stats.clone(),
             max_memtable_items: AtomicU64::new(u64::MAX),
+            pruning: AtomicBool::default(),
         }))
     }
 
@@ -371,6 +376,7 @@ impl Keyspace {
             stats: db.stats.clone(),
             lock_file: db.lock_file.clone(),
             max_memtable_items: AtomicU64::new(u64::MAX),
+            pruning: AtomicBool::default(),
         })))
     }
 
@@ -847,7 +853,7 @@ impl Keyspace {
         use std::sync::atomic::Ordering;
 
         if size > self.config.max_memtable_size {
-            self.request_rotation();
+            self.rotate_unless_pruned();
             return;
         }
         // Orcinus patch: the entry-count trigger (the memtable is looked up only when one is set).
@@ -857,18 +863,60 @@ impl Keyspace {
         }
     }
 
-    /// Orcinus patch: requests a rotation when the active memtable holds more than
+    /// Orcinus patch: requests a rotation (unless pruning brings it back under, see
+    /// [`Keyspace::rotate_unless_pruned`]) when the active memtable holds more than
     /// `max_memtable_size` bytes or more than `max_memtable_items` entries, whichever comes
     /// first. Every version of a key is an entry of the memtable's skiplist: a memtable of
     /// small, often overwritten values holds many entries per byte, and each insert searches
     /// all of them.
     pub(crate) fn check_memtable_rotate_for(&self, size: u64, len: usize) {
+        if self.over_memtable_limits(size, len) {
+            self.rotate_unless_pruned();
+        }
+    }
+
+    /// Orcinus patch: whether a memtable of `size` bytes and `len` entries passed a flush
+    /// trigger.
+    fn over_memtable_limits(&self, size: u64, len: usize) -> bool {
         use std::sync::atomic::Ordering;
 
         let items = u64::try_from(len).unwrap_or(u64::MAX);
-        if size > self.config.max_memtable_size
+        size > self.config.max_memtable_size
             || items > self.max_memtable_items.load(Ordering::Relaxed)
-        {
+    }
+
+    /// Orcinus patch: called when the active memtable passed a flush trigger. A write unlinks
+    /// only the versions of its key that the GC watermark of that moment lets it, and the
+    /// version it replaces is never among them, so each overwritten key keeps its previous
+    /// version until its next write ([`lsm_tree::Memtable::prune_all`]). When at least an
+    /// eighth of the memtable's entries are such versions, they are unlinked first, with a
+    /// fresh watermark, and the rotation is requested only if the memtable is still over a
+    /// trigger. So under a hot set of keys a memtable is flushed when its latest values fill
+    /// it, not when superseded ones do: each flush writes more writes' worth of values, and
+    /// flushes come less often. Memory stays bounded by the same triggers. One writer prunes
+    /// at a time; a writer that finds another pruning leaves the decision to it.
+    fn rotate_unless_pruned(&self) {
+        use std::sync::atomic::Ordering;
+
+        let memtable = self.tree.active_memtable();
+        let keys = memtable.key_count();
+        if memtable.is_flagged_for_rotation() || memtable.len() < keys + keys / 8 {
+            self.request_rotation();
+            return;
+        }
+        if self.pruning.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.supervisor.snapshot_tracker.gc();
+        let watermark = self.supervisor.snapshot_tracker.get_seqno_safe_to_gc();
+        let freed = memtable.prune_all(watermark);
+        self.supervisor.write_buffer_size.free(freed);
+        self.pruning.store(false, Ordering::Release);
+        log::debug!(
+            "Pruned {freed} bytes of superseded versions from the active memtable of {:?}",
+            self.name
+        );
+        if self.over_memtable_limits(memtable.size(), memtable.len()) {
             self.request_rotation();
         }
     }

@@ -130,3 +130,65 @@ fn memtable_item_limit_rotates() -> crate::Result<()> {
     assert_eq!(102, single.len()?);
     Ok(())
 }
+
+// Orcinus patch: a memtable that passes a trigger while many of its versions are superseded
+// ones is pruned instead of rotated; one whose versions are all live is rotated.
+#[test_log::test]
+fn memtable_at_its_limit_prunes_superseded_versions_first() -> crate::Result<()> {
+    use crate::Readable;
+    use lsm_tree::AbstractTree;
+
+    fn flushed_within(items: &crate::Keyspace, limit: std::time::Duration) -> bool {
+        let start = std::time::Instant::now();
+        while start.elapsed() < limit {
+            if items.table_count() > 0 {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        false
+    }
+    let folder = tempfile::tempdir()?;
+    let db = Database::builder(&folder).open()?;
+    let opts = || KeyspaceCreateOptions::default().max_memtable_size(64 * 1_024 * 1_024);
+
+    // 60 keys written 20 times each: 1,200 versions against a limit of 100. Each write keeps
+    // the version it replaces, so the limit is passed again and again, and each time the
+    // superseded versions go instead of the memtable.
+    let hot = db.keyspace("hot", opts)?;
+    hot.set_max_memtable_items(100);
+    for round in 0u32..20 {
+        for key in 0u32..60 {
+            let mut batch = db.batch();
+            batch.insert(&hot, key.to_be_bytes(), round.to_be_bytes());
+            batch.commit()?;
+        }
+    }
+    let memtable = hot.tree.active_memtable();
+    assert!(memtable.len() <= 100, "{} versions", memtable.len());
+    assert_eq!(60, memtable.key_count());
+    assert!(!flushed_within(&hot, std::time::Duration::from_millis(300)));
+    for key in 0u32..60 {
+        assert_eq!(
+            Some(19u32.to_be_bytes().as_slice().into()),
+            hot.get(key.to_be_bytes())?
+        );
+    }
+
+    // An open snapshot keeps the versions it reads: nothing can be pruned, so the memtable
+    // is rotated.
+    let snapshot = db.snapshot();
+    for round in 20u32..25 {
+        for key in 0u32..60 {
+            let mut batch = db.batch();
+            batch.insert(&hot, key.to_be_bytes(), round.to_be_bytes());
+            batch.commit()?;
+        }
+    }
+    assert!(flushed_within(&hot, std::time::Duration::from_secs(10)));
+    assert_eq!(
+        Some(19u32.to_be_bytes().as_slice().into()),
+        snapshot.get(&hot, 0u32.to_be_bytes())?
+    );
+    Ok(())
+}

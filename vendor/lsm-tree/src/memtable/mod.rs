@@ -248,6 +248,45 @@ impl Memtable {
         self.version_count.load(Acquire)
     }
 
+    /// Orcinus patch: counts the keys in the memtable (each has one or more linked versions).
+    pub fn key_count(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Orcinus patch: unlinks, in the chain of every key, the versions that no reader can see
+    /// any more, as a write of each key with `gc_watermark` would (see
+    /// [`Memtable::insert_pruning`] for what `gc_watermark` must be). Returns the bytes
+    /// unlinked, already taken off the memtable's size (the caller frees them from any write
+    /// buffer accounting that counted them).
+    ///
+    /// A write can only unlink what the watermark allowed when it ran, and the watermark is
+    /// always behind the write (the version a write replaces stays visible until the write is
+    /// published and every older snapshot closed); so each key that is overwritten keeps its
+    /// previous version until its next write. Under a hot set, about half the memtable can be
+    /// such versions. One pass over the keys, under the write lock, unlinks them.
+    #[doc(hidden)]
+    pub fn prune_all(&self, gc_watermark: SeqNo) -> u64 {
+        let guard = epoch::pin();
+        #[expect(clippy::expect_used, reason = "lock is expected to not be poisoned")]
+        let writers = self.write_lock.lock().expect("lock is poisoned");
+        let mut unlinked = Vec::new();
+        let mut freed = 0;
+        for (user_key, chain) in &writers.chains {
+            // SAFETY: see `ChainRef`; versions are unlinked only under the write lock (held)
+            // and destroyed through the collector (we are pinned).
+            let chain = unsafe { &*chain.0 };
+            freed += Self::prune(chain, user_key, gc_watermark, &guard, &mut unlinked);
+        }
+        self.version_count.fetch_sub(unlinked.len(), AcqRel);
+        self.approximate_size.fetch_sub(freed, AcqRel);
+        if !unlinked.is_empty() {
+            // SAFETY: as in `insert_batch_pruning`.
+            unsafe { guard.defer_unchecked(move || destroy(unlinked)) };
+        }
+        drop(writers);
+        freed
+    }
+
     /// Returns `true` if the memtable is empty.
     #[must_use]
     pub fn is_empty(&self) -> bool {

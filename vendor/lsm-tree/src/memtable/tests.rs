@@ -386,6 +386,59 @@ fn pruning_unlinks_versions_no_reader_sees() {
 }
 
 #[test]
+fn prune_all_unlinks_in_every_chain_what_a_write_would() {
+    let memtable = Memtable::new(0);
+    for seqno in 1..=4 {
+        memtable.insert(value(b"a", seqno, ValueType::Value));
+    }
+    memtable.insert(value(b"b", 2, ValueType::Value));
+    memtable.insert(value(b"b", 5, ValueType::Tombstone));
+    memtable.insert(value(b"c", 1, ValueType::Value));
+    memtable.insert(value(b"d", 1, ValueType::Value));
+    memtable.insert(value(b"d", 2, ValueType::WeakTombstone));
+    memtable.insert(value(b"d", 3, ValueType::Value));
+    assert_eq!(4, memtable.key_count());
+    assert_eq!(10, memtable.len());
+    let size_before = memtable.size();
+
+    // Readers read above 2: every reader sees version 2 or newer of each key. d's newest
+    // version at 2 is a weak tombstone: it must meet the value it cancels, so d keeps d@1.
+    let freed = memtable.prune_all(2);
+    assert_eq!(entry_size(b"a", b"1"), freed, "only a@1");
+    assert_eq!(size_before - freed, memtable.size());
+    assert_eq!(9, memtable.len());
+    assert_eq!(4, memtable.key_count(), "keys stay");
+
+    // Readers read above 5.
+    let freed = memtable.prune_all(5);
+    assert_eq!(
+        entry_size(b"a", b"2")
+            + entry_size(b"a", b"3")
+            + entry_size(b"b", b"2")
+            + entry_size(b"d", b"2")
+            + entry_size(b"d", b"1"),
+        freed,
+        "all but the newest version of each key (b's being its tombstone)"
+    );
+    let left: Vec<_> = memtable
+        .iter()
+        .map(|v| (v.key.user_key.to_vec(), v.key.seqno))
+        .collect();
+    assert_eq!(
+        vec![
+            (b"a".to_vec(), 4),
+            (b"b".to_vec(), 5),
+            (b"c".to_vec(), 1),
+            (b"d".to_vec(), 3),
+        ],
+        left
+    );
+    assert_eq!(4, memtable.len());
+    assert_eq!(Some(4), memtable.get(b"a", 6).map(|v| v.key.seqno));
+    assert_eq!(0, memtable.prune_all(5), "nothing left to unlink");
+}
+
+#[test]
 fn a_batch_inserts_as_its_items_one_by_one_would() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
     for _round in 0..200 {
