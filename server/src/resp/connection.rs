@@ -20,16 +20,17 @@
 //!   or two). At most one hand-off is in flight; before the task writes anything else (or
 //!   closes) it lands it: waits until the callback ran, writes what the socket did not take, or,
 //!   if the sync failed, sends one error instead and closes.
-//! - Writes at the end of a round: when the input runs dry and the replies need no sync, the
-//!   task yields once before writing them, so the other connections whose input is ready run
-//!   first (tokio runs a yielded task after it next polls for I/O) and the round's writes go out
-//!   back to back, as Redis writes its replies at the end of an event-loop pass. Each write
-//!   wakes the client's reader; written one per connection between other connections' work,
-//!   the reader had mostly gone idle again, and waking an idle CPU (an inter-processor
-//!   interrupt, a VM exit under virtualisation) took 13-16% of the server's CPU under 32
-//!   pipelined GET clients, against 2% for Redis; with the yield, about 5%. 128-byte GETs at
-//!   pipeline 32 went from 1.45M to 1.68M a second in the same run; unpipelined requests did
-//!   not change.
+//! - Writes at the end of a round: when the input runs dry after a pipeline (more than one request
+//!   since the last read) and the replies need no sync, the task yields once before writing them,
+//!   so the other connections whose input is ready run first (tokio runs a yielded task after it
+//!   next polls for I/O) and the round's writes go out back to back, as Redis writes its replies at
+//!   the end of an event-loop pass. Each write wakes the client's reader; written one per
+//!   connection between other connections' work, the reader had mostly gone idle again, and waking
+//!   an idle CPU (an inter-processor interrupt, a VM exit under virtualisation) took 13-16% of the
+//!   server's CPU under 32 pipelined GET clients, against 2% for Redis; with the yield, about 5%.
+//!   128-byte GETs at pipeline 32 went from 1.45M to 1.68M a second in the same run. Unpipelined
+//!   requests do not yield: a lone client would pay the extra poll for I/O on every request (about
+//!   8% of a single connection's unpipelined GETs), and 32 unpipelined clients gained nothing.
 //! - Write groups: consecutive requests the handler accepts for a group (plain data writes) are
 //!   held back and run together as one transaction and one commit
 //!   (`orcinus_kv::write_group`), before the next request of another kind and before the
@@ -80,6 +81,8 @@ where
     let mut decoder = RequestDecoder::new();
     let output_limit = usize::try_from(settings.client_output_buffer_limit).unwrap_or(usize::MAX);
     let mut group = WriteGroup::default();
+    // Requests decoded since the last read (see "Writes at the end of a round").
+    let mut round = 0usize;
     loop {
         loop {
             let limits = DecodeLimits {
@@ -87,7 +90,10 @@ where
                 authenticated: session.authenticated,
             };
             let args = match decoder.decode(&mut input, &limits) {
-                Ok(Some(args)) => args,
+                Ok(Some(args)) => {
+                    round += 1;
+                    args
+                }
                 Ok(None) => break,
                 Err(e) => {
                     if group
@@ -183,7 +189,12 @@ where
             return outbox.close(&mut stream, &session).await;
         }
         session.publish_activity();
-        if !outbox.send_or_hand_off(&mut stream, &session).await? {
+        let pipelined = round > 1;
+        round = 0;
+        if !outbox
+            .send_or_hand_off(&mut stream, &session, pipelined)
+            .await?
+        {
             return outbox.close(&mut stream, &session).await;
         }
         let cap = query_buffer_cap(&settings, &session);
@@ -479,17 +490,19 @@ impl Outbox {
     }
 
     /// Like [`Outbox::send`], but replies that wait for a sync are handed to it when the
-    /// stream has a direct writer (see "Replies on durability").
+    /// stream has a direct writer (see "Replies on durability"), and the replies of a
+    /// `pipelined` round that need no sync are written after a yield (see "Writes at the end
+    /// of a round").
     async fn send_or_hand_off<S: ClientStream>(
         &mut self,
         stream: &mut S,
         session: &Session,
+        pipelined: bool,
     ) -> std::io::Result<bool> {
         let writer = match (&self.ticket, stream.direct_writer()) {
             (Some(_), Some(writer)) if !self.bytes.is_empty() => writer,
             _ => {
-                if !self.bytes.is_empty() {
-                    // Writes go out together (see "Writes at the end of a round").
+                if pipelined && !self.bytes.is_empty() {
                     tokio::task::yield_now().await;
                 }
                 return self.send(stream, session).await;
