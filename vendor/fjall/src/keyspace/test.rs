@@ -74,21 +74,23 @@ fn keyspace_ingest() -> crate::Result<()> {
     Ok(())
 }
 
+/// Orcinus patch: whether `items` has a table (its memtable was flushed) within `limit`.
+fn flushed_within(items: &crate::Keyspace, limit: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if items.table_count() > 0 {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    false
+}
+
 /// Orcinus patch: the memtable is rotated (and flushed) once it holds more entries than
 /// `set_max_memtable_items`, long before its byte limit, through batches and single inserts;
 /// without an entry limit the same writes stay in the active memtable.
 #[test]
 fn memtable_item_limit_rotates() -> crate::Result<()> {
-    fn flushed_within(items: &crate::Keyspace, limit: std::time::Duration) -> bool {
-        let start = std::time::Instant::now();
-        while start.elapsed() < limit {
-            if items.table_count() > 0 {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        false
-    }
     let folder = tempfile::tempdir()?;
     let db = Database::builder(&folder).open()?;
     let opts = || KeyspaceCreateOptions::default().max_memtable_size(64 * 1_024 * 1_024);
@@ -138,16 +140,6 @@ fn memtable_at_its_limit_prunes_superseded_versions_first() -> crate::Result<()>
     use crate::Readable;
     use lsm_tree::AbstractTree;
 
-    fn flushed_within(items: &crate::Keyspace, limit: std::time::Duration) -> bool {
-        let start = std::time::Instant::now();
-        while start.elapsed() < limit {
-            if items.table_count() > 0 {
-                return true;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(10));
-        }
-        false
-    }
     let folder = tempfile::tempdir()?;
     let db = Database::builder(&folder).open()?;
     let opts = || KeyspaceCreateOptions::default().max_memtable_size(64 * 1_024 * 1_024);
