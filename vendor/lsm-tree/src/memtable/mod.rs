@@ -277,14 +277,23 @@ impl Memtable {
             let chain = unsafe { &*chain.0 };
             freed += Self::prune(chain, user_key, gc_watermark, &guard, &mut unlinked);
         }
-        self.version_count.fetch_sub(unlinked.len(), AcqRel);
-        self.approximate_size.fetch_sub(freed, AcqRel);
-        if !unlinked.is_empty() {
-            // SAFETY: as in `insert_batch_pruning`.
-            unsafe { guard.defer_unchecked(move || destroy(unlinked)) };
-        }
+        self.retire(&guard, unlinked, freed);
         drop(writers);
         freed
+    }
+
+    /// Takes the versions `unlinked` (of `freed` bytes) off the counts and hands them to the
+    /// collector; returns the memtable's size afterwards. Called under the write lock, by the
+    /// code that unlinked them, pinned by `guard`.
+    fn retire<'g>(&self, guard: &'g Guard, unlinked: Vec<Shared<'g, Version>>, freed: u64) -> u64 {
+        self.version_count.fetch_sub(unlinked.len(), AcqRel);
+        let size_after = self.approximate_size.fetch_sub(freed, AcqRel) - freed;
+        if !unlinked.is_empty() {
+            // SAFETY: the versions were unlinked under the write lock; readers that still hold
+            // one are pinned, so the collector runs this after them.
+            unsafe { guard.defer_unchecked(move || destroy(unlinked)) };
+        }
+        size_after
     }
 
     /// Returns `true` if the memtable is empty.
@@ -393,14 +402,8 @@ impl Memtable {
         // Counted under the lock: additions come first, so no subtraction ever goes below
         // zero.
         self.version_count.fetch_add(count, AcqRel);
-        self.version_count.fetch_sub(unlinked.len(), AcqRel);
         self.approximate_size.fetch_add(added, AcqRel);
-        let size_after = self.approximate_size.fetch_sub(freed, AcqRel) - freed;
-        if !unlinked.is_empty() {
-            // SAFETY: the versions were unlinked under the write lock; readers that still hold
-            // one are pinned, so the collector runs this after them.
-            unsafe { guard.defer_unchecked(move || destroy(unlinked)) };
-        }
+        let size_after = self.retire(&guard, unlinked, freed);
         drop(writers);
 
         self.highest_seqno.fetch_max(highest, AcqRel);
