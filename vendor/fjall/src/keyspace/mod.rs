@@ -894,7 +894,9 @@ impl Keyspace {
     /// trigger. So under a hot set of keys a memtable is flushed when its latest values fill
     /// it, not when superseded ones do: each flush writes more writes' worth of values, and
     /// flushes come less often. Memory stays bounded by the same triggers. One writer prunes
-    /// at a time; a writer that finds another pruning leaves the decision to it.
+    /// at a time; a writer that finds another pruning leaves the decision to it. A memtable
+    /// still over a trigger after its pass (an old snapshot kept what it reads) is flagged,
+    /// so the writes that pass the trigger until the rotation happens do not prune it again.
     fn rotate_unless_pruned(&self) {
         use std::sync::atomic::Ordering;
 
@@ -917,6 +919,7 @@ impl Keyspace {
             self.name
         );
         if self.over_memtable_limits(memtable.size(), memtable.len()) {
+            memtable.flag_rotated();
             self.request_rotation();
         }
     }
