@@ -16,6 +16,13 @@
 # workload) and its p99 the larger of the two p99s. Before the GET and mix cells of a value size,
 # every key of the keyspace is preloaded (bench/redis_preload.py) so no GET misses.
 #
+# Quiet start: before each cell, the script waits (at most QUIET_MAX_S, default 60 s) until the
+# three servers and their child processes together use under 6% of a CPU over half a second. All
+# servers share SERVER_CPU, so otherwise one server's leftover background work -- Redis's AOF
+# rewrite child (auto-aof-rewrite at 64 MB), Orcinus's memtable flushes and compactions -- runs
+# during the next server's cell and is charged to it. Work a server does during its own cell still
+# counts against it.
+#
 # Pinning: servers on SERVER_CPU (default 1), redis-benchmark on CLIENT_CPU (default 0), so on a
 # 2-core machine each server gets one core (Orcinus's threads all share it). Data dirs go under
 # BENCH_DIR (default /var/tmp: fsync on tmpfs is a no-op, so it must be a real disk).
@@ -116,6 +123,37 @@ declare -A PORT=([orcinus]=$ORCINUS_PORT [redis-always]=$REDIS_ALWAYS_PORT
     [redis-nopersist]=$REDIS_NOPERSIST_PORT)
 SERVERS=(orcinus redis-always redis-nopersist)
 
+# CPU ticks used so far by the servers and their live children (exited children count in
+# their parent's cutime/cstime).
+server_ticks() {
+    local pid total=0 child
+    for pid in "${PIDS[@]}"; do
+        [[ -r /proc/$pid/stat ]] || continue
+        total=$((total + $(awk '{ print $14 + $15 + $16 + $17 }' "/proc/$pid/stat")))
+        for child in $(pgrep -P "$pid" || true); do
+            total=$((total + $(awk '{ print $14 + $15 }' "/proc/$child/stat" 2>/dev/null || echo 0)))
+        done
+    done
+    echo "$total"
+}
+
+# Waits until the servers are idle (see "Quiet start").
+wait_quiet() {
+    local started=$SECONDS before after hz
+    hz=$(getconf CLK_TCK)
+    while ((SECONDS - started < ${QUIET_MAX_S:-60})); do
+        before=$(server_ticks)
+        sleep 0.5
+        after=$(server_ticks)
+        # Under 6% of one CPU over 0.5 s.
+        if ((100 * (after - before) < 3 * hz)); then
+            ((SECONDS - started < 2)) || echo "bench: waited $((SECONDS - started)) s for idle servers" >&2
+            return 0
+        fi
+    done
+    echo "bench: servers still busy after ${QUIET_MAX_S:-60} s; measuring anyway" >&2
+}
+
 # One redis-benchmark run; prints "qps p99_ms".
 run_benchmark() { # port test requests clients pipeline size
     taskset -c "$CLIENT_CPU" redis-benchmark -h 127.0.0.1 -p "$1" -t "$2" -n "$3" -c "$4" \
@@ -152,6 +190,7 @@ for size in $SIZES; do
         for round in $(seq "$ROUNDS"); do
             for op in $OPS; do
                 for server in "${SERVERS[@]}"; do
+                    wait_quiet
                     read -r qps p99 < <(run_cell "$server" "$op" "$size" "$pipeline" "$n")
                     [[ -n "${qps:-}" ]] || { echo "bench: no result for $server $op $size" >&2; exit 1; }
                     echo "$server,$op,$size,$pipeline,$round,$qps,$p99" >>"$RESULTS"
