@@ -1,7 +1,7 @@
 //! [`ClientStream`]: what a RESP connection reads requests from and writes replies to, and
 //! whether replies may also be written from outside the connection's task.
 //!
-//! A TCP client ([`TcpClient`]) offers a [`DirectWriter`]: the commit pipeline's releaser
+//! A TCP client ([`TcpClient`]) offers a [`DirectWriter`]: the commit pipeline (its sync thread)
 //! writes a reply with it the moment the sync covering the reply's writes completes, without
 //! waking the connection's task (see "Replies on durability" in `connection.rs`). Direct writes
 //! never wait: what the socket does not take at once is left to the task.

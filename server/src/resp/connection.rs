@@ -14,10 +14,10 @@
 //!   error and the connection closes. Before a command that may block, the outbox is flushed.
 //! - Replies on durability: when the input runs dry and the outbox waits for a ticket, a stream
 //!   with a direct writer (TCP, `client_stream.rs`) hands the outbox to the ticket
-//!   ([`DurabilityTicket::on_durable`]) and the task goes back to reading: whoever releases the
-//!   sync's commits writes the replies at once, so a client that waits for its reply costs no
-//!   wake-up of its task (on a server pinned to one CPU, each such wake-up was a context switch
-//!   or two). At most one hand-off is in flight; before the task writes anything else (or
+//!   ([`DurabilityTicket::on_durable`]) and the task goes back to reading: the commit
+//!   pipeline's sync thread writes the replies as soon as the sync returns, so a client that
+//!   waits for its reply costs no wake-up of its task (on a server pinned to one CPU, each such
+//!   wake-up was a context switch or two). At most one hand-off is in flight; before the task writes anything else (or
 //!   closes) it lands it: waits until the callback ran, writes what the socket did not take, or,
 //!   if the sync failed, sends one error instead and closes.
 //! - Writes at the end of a round: when the input runs dry after a pipeline (more than one request
