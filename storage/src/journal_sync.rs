@@ -38,6 +38,15 @@
 //!   recovery reads those zeros exactly as it reads the preallocated hole.
 //! - After every sync the LSM's poison flag is checked: an fsync failure the LSM saw on its
 //!   own descriptor (rotation, flush) is never turned into an acknowledgement here.
+//!
+//! Reading the link count: the check runs before every sync, and a `stat` of the journal
+//! (`File::metadata`) asks for its timestamps too. On file systems with multigrain timestamps
+//! (ext4 among them, since Linux 6.13) that gives the file's next write a fine-grained mtime, so
+//! every journal write changed the inode, and every fdatasync wrote the inode block as well as the
+//! data: a second I/O per sync. `statx` asking for the link count alone leaves the timestamps
+//! alone. Measured on this project's VM disk (ext4, Linux 6.18), write of 6.8 KiB plus fdatasync
+//! into zeroed blocks: 103-106 µs with no stat, 146-155 µs with `fstat`, 105-109 µs with
+//! `statx(STATX_NLINK)`.
 
 use crate::error::{Result, StorageError};
 use crate::group_commit::Journal;
@@ -88,7 +97,19 @@ impl ActiveJournal {
     /// deleted before it, which the link count then shows.
     fn still_active(&self) -> bool {
         let successor_absent = matches!(self.successor.try_exists(), Ok(false));
-        successor_absent && self.file.metadata().is_ok_and(|m| m.nlink() > 0)
+        successor_absent && self.link_count().is_ok_and(|links| links > 0)
+    }
+
+    /// The journal's link count, asked for alone (see "Reading the link count").
+    fn link_count(&self) -> std::io::Result<u64> {
+        let empty_path = rustix::fs::AtFlags::EMPTY_PATH;
+        match rustix::fs::statx(&self.file, "", empty_path, rustix::fs::StatxFlags::NLINK) {
+            Ok(statx) if statx.stx_mask & rustix::fs::StatxFlags::NLINK.bits() != 0 => {
+                Ok(u64::from(statx.stx_nlink))
+            }
+            // No statx (kernels before 4.11) or no link count in its answer.
+            _ => Ok(self.file.metadata()?.nlink()),
+        }
     }
 }
 
@@ -206,6 +227,10 @@ mod tests {
         let active = ActiveJournal::open(dir.path(), 12).unwrap();
         assert_eq!(active.successor, dir.path().join("13.jnl"));
         assert!(active.still_active());
+        std::fs::hard_link(dir.path().join("12.jnl"), dir.path().join("linked")).unwrap();
+        assert_eq!(active.link_count().unwrap(), 2);
+        std::fs::remove_file(dir.path().join("linked")).unwrap();
+        assert_eq!(active.link_count().unwrap(), 1);
         std::fs::write(dir.path().join("13.jnl"), b"").unwrap();
         assert!(!active.still_active(), "a successor means a rotation");
         std::fs::remove_file(dir.path().join("13.jnl")).unwrap();
