@@ -17,9 +17,9 @@
 //!   ([`DurabilityTicket::on_durable`]) and the task goes back to reading: the commit
 //!   pipeline's sync thread writes the replies as soon as the sync returns, so a client that
 //!   waits for its reply costs no wake-up of its task (on a server pinned to one CPU, each such
-//!   wake-up was a context switch or two). At most one hand-off is in flight; before the task writes anything else (or
-//!   closes) it lands it: waits until the callback ran, writes what the socket did not take, or,
-//!   if the sync failed, sends one error instead and closes.
+//!   wake-up was a context switch or two). At most one hand-off is in flight; before the task
+//!   writes anything else (or closes) it lands it: waits until the callback ran, writes what the
+//!   socket did not take, or, if the sync failed, sends one error instead and closes.
 //! - Writes at the end of a round: when the input runs dry after a pipeline (more than one request
 //!   since the last read) and the replies need no sync, the task yields once before writing them,
 //!   so the other connections whose input is ready run first (tokio runs a yielded task after it
