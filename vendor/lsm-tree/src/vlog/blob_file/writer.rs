@@ -16,6 +16,10 @@ use std::{
 
 pub const BLOB_HEADER_MAGIC: &[u8] = b"BLOB";
 
+/// Write buffer of a blob file: values shorter than this are copied into it and go out in
+/// writes of about this size; longer ones are written directly.
+const WRITE_BUFFER_BYTES: usize = 256 * 1024;
+
 pub const BLOB_HEADER_LEN: usize = BLOB_HEADER_MAGIC.len()
     + std::mem::size_of::<u128>() // Checksum
     + std::mem::size_of::<u64>() // SeqNo
@@ -70,7 +74,9 @@ impl Writer {
     ) -> crate::Result<Self> {
         let path = path.as_ref();
 
-        let writer = BufWriter::new(File::create(path)?);
+        // A large buffer: with std's 8 KiB one every value of 8 KiB or more went out as its own
+        // write(2) (two, with its header), each starting and ending inside a fresh page.
+        let writer = BufWriter::with_capacity(WRITE_BUFFER_BYTES, File::create(path)?);
         let writer = ChecksummedWriter::new(writer);
         let mut writer = sfa::Writer::from_writer(writer);
         writer.start("data")?;
