@@ -7,6 +7,9 @@
 # Cells: value sizes 128 B, 1 KiB, 4 KiB, 16 KiB x SET, GET, 50/50 mix x no pipeline and
 # pipeline 32, with 32 connections, keys drawn at random from KEYSPACE keys. Each cell runs ROUNDS
 # times per server (rounds interleave the servers) and reports the median QPS and median p99.
+# Five rounds by default: on this shared 2-core machine one server's rounds of a cell can span a
+# third of their median (Redis-always's 128-byte pipelined SETs: 477k-587k in one run), so the
+# median of three still moved cells across their target from run to run.
 # Ratios: Orcinus / Redis-always for write cells (SET, mix; target >= 1.0), Orcinus /
 # Redis-nopersist for read cells (GET; target >= 0.8). Prints a markdown table.
 #
@@ -27,14 +30,14 @@
 # 2-core machine each server gets one core (Orcinus's threads all share it). Data dirs go under
 # BENCH_DIR (default /var/tmp: fsync on tmpfs is a no-op, so it must be a real disk).
 #
-# Scale with env vars: ROUNDS (3), SIZES ("128 1024 4096 16384"), PIPELINES ("1 32"), OPS ("set get mix"),
+# Scale with env vars: ROUNDS (5), SIZES ("128 1024 4096 16384"), PIPELINES ("1 32"), OPS ("set get mix"),
 # REQUESTS (50000, per cell without pipelining), PIPELINED_REQUESTS (200000), CLIENTS (32),
 # KEYSPACE (10000), REDIS_PORTS ("17380 17381"), ORCINUS_BIN (skip the release build).
 # Raw results are kept in $BENCH_DIR/orcinus-redis-bench.*/results.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 SIZES=${SIZES:-"128 1024 4096 16384"}
 PIPELINES=${PIPELINES:-"1 32"}
 OPS=${OPS:-"set get mix"}
