@@ -306,6 +306,13 @@ impl DurabilityTicket {
     }
 }
 
+impl std::fmt::Debug for DurabilityTicket {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = if self.0.is_some() { "pending" } else { "ready" };
+        write!(f, "DurabilityTicket({state})")
+    }
+}
+
 /// Puts the calling thread (the sync thread) under `SCHED_BATCH`, at nice 0 (see
 /// "Scheduling"). Not fatal: a thread left under the default policy only syncs smaller batches.
 fn run_as_batch_thread() {
@@ -324,13 +331,6 @@ fn run_as_batch_thread() {
         ) {
             tracing::warn!("the sync thread stays under the default scheduling policy: {e:?}");
         }
-    }
-}
-
-impl std::fmt::Debug for DurabilityTicket {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let state = if self.0.is_some() { "pending" } else { "ready" };
-        write!(f, "DurabilityTicket({state})")
     }
 }
 
