@@ -67,10 +67,6 @@ fn build_runtime(name: &str, workers: usize) -> Result<tokio::runtime::Runtime, 
 /// Fewest main-runtime worker threads, whatever the CPU count.
 const MIN_WORKER_THREADS: usize = 8;
 
-/// Fewest RESP worker threads: a second worker keeps serving while one waits on a storage
-/// read that misses the caches.
-const MIN_RESP_WORKER_THREADS: usize = 2;
-
 /// Worker threads for the runtime: one per CPU the process may run on, but at least
 /// [`MIN_WORKER_THREADS`]. Storage reads run on the workers and can block on the disk, and on a
 /// shared or pinned CPU the kernel schedules per thread: under sysbench with the server pinned
@@ -81,14 +77,22 @@ fn worker_threads() -> usize {
     usable_cpus().max(MIN_WORKER_THREADS)
 }
 
-/// Worker threads for the RESP runtime: one per CPU the process may run on, at least
-/// [`MIN_RESP_WORKER_THREADS`]. A RESP command is short and a pipeline runs as one task
-/// step, so more workers than CPUs buy no throughput there: they only hand connection tasks
-/// from thread to thread. With the server pinned to one CPU, 8 workers cost about 10% more
-/// CPU per pipelined SET than 1-2 (each wake-up of an idle worker is a context switch on that
-/// CPU), while 1 worker would stall every client behind one read from the disk.
+/// Worker threads for the RESP runtime: one per CPU the process may run on. A RESP command is
+/// short and a pipeline runs as one task step, so more workers than CPUs buy no throughput:
+/// they only hand connection tasks from thread to thread. With the server pinned to one CPU
+/// (redis-benchmark, 32 clients, medians of 3 alternated runs):
+/// - two workers against one: the workers woke each other through futexes, twice the context
+///   switches; pipelined 128-byte SETs 521k against 560k/s, 16 KiB ones 23.7k against 24.7k/s,
+///   16 pipelined SET plus 16 pipelined GET clients 371k + 1.29M against 411k + 1.55M/s;
+///   unpipelined GETs, which the client's CPU bounds, were the same (about 90k/s, as Redis);
+/// - 8 workers cost about 10% more CPU per pipelined SET than one or two.
+///
+/// What one worker per CPU gives up: a read that misses every cache and waits on the disk holds
+/// up the other connections on that worker for as long. A single worker used to collapse under
+/// mixed reads and writes; that was the group-commit sync thread preempting it on every
+/// wake-up, which `SCHED_BATCH` ended (see `orcinus_storage::group_commit`).
 fn resp_worker_threads() -> usize {
-    usable_cpus().max(MIN_RESP_WORKER_THREADS)
+    usable_cpus()
 }
 
 /// CPUs this process may run on (its affinity mask, as `sched_getaffinity` reports it).

@@ -41,7 +41,7 @@
 //! on a server pinned to one CPU, each wake-up stopped the RESP worker in the middle of its
 //! work, the sync started on a smaller batch and the worker resumed afterwards: 16 pipelined
 //! SET and 16 pipelined GET clients at once (128-byte values) cost the one RESP worker 14,929
-//! involuntary context switches in a 1.5-second run, and the two workers the server uses
+//! involuntary context switches in a 1.5-second run, and the two workers the server then used
 //! ~3,500. With `SCHED_BATCH` (set with `chrt` on the same binary, 2 runs each) that mix went
 //! from 316-328k SET and 890-913k GET a second to 346-356k and 1.40-1.48M, with less CPU;
 //! single-command cells (128-byte and 16 KiB SETs, pipelined or not) and sysbench
