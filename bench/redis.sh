@@ -11,7 +11,9 @@
 # third of their median (Redis-always's 128-byte pipelined SETs: 477k-587k in one run), so the
 # median of three still moved cells across their target from run to run.
 # Ratios: Orcinus / Redis-always for write cells (SET, mix; target >= 1.0), Orcinus /
-# Redis-nopersist for read cells (GET; target >= 0.8). Prints a markdown table.
+# Redis-nopersist for read cells (GET; target >= 0.8), both as the ratio of the medians and as
+# the median of per-round ratios (each round's servers run seconds apart); the verdict uses the
+# per-round one (bench/redis_report.py says why). Prints a markdown table.
 #
 # Load generator: redis-benchmark --csv (it reports p99). It cannot mix commands in one run, so a
 # 50/50 cell runs a SET and a GET benchmark at the same time, 16 + 16 connections, N/2 requests
