@@ -34,24 +34,21 @@ def size_label(size):
 
 def main(path):
     runs = defaultdict(list)
+    # (op, size, pipeline) -> round -> server -> QPS, for the paired ratio.
+    rounds_of = defaultdict(lambda: defaultdict(dict))
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            key = (row["server"], row["op"], int(row["size"]), int(row["pipeline"]))
-            runs[key].append((float(row["qps"]), float(row["p99_ms"])))
+            cell = (row["op"], int(row["size"]), int(row["pipeline"]))
+            runs[(row["server"], *cell)].append((float(row["qps"]), float(row["p99_ms"])))
+            rounds_of[cell][row["round"]][row["server"]] = float(row["qps"])
     if not runs:
         sys.exit(f"{path}: no results")
-
-    by_round = defaultdict(dict)
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            key = (row["op"], int(row["size"]), int(row["pipeline"]), row["round"])
-            by_round[key][row["server"]] = float(row["qps"])
 
     def paired(peer, op, size, pipeline):
         ratios = [
             r["orcinus"] / r[peer]
-            for (o, sz, p, _), r in by_round.items()
-            if (o, sz, p) == (op, size, pipeline) and "orcinus" in r and r.get(peer, 0) > 0
+            for r in rounds_of[(op, size, pipeline)].values()
+            if "orcinus" in r and r.get(peer, 0) > 0
         ]
         return statistics.median(ratios) if ratios else None
 
